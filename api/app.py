@@ -1,0 +1,55 @@
+"""The Starlette application: `create_app()` is what uvicorn serves."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+
+from api.errors import EXCEPTION_HANDLERS
+from api.middleware import BodySizeLimit
+from api.routes import ROUTES
+from api.services import Services
+from ramp import temporal
+from ramp.config import Settings
+from ramp.db.engine import create_engine, session_factory
+from ramp.identity.oidc import OidcVerifier
+from ramp.security.encryption import SecretBox
+from ramp.security.tokens import TokenService
+
+
+def create_app(settings: Settings | None = None) -> Starlette:
+    settings = settings or Settings()
+    # Built before serving so that a missing key fails the start, not the first request.
+    tokens = TokenService.from_settings(settings)
+    secret_box = SecretBox.from_settings(settings)
+
+    @asynccontextmanager
+    async def lifespan(_app: Starlette) -> AsyncIterator[dict[str, Any]]:
+        engine = create_engine(settings)
+        # Lazy: the API starts (and /healthz reports) even while Temporal is down.
+        client = await temporal.connect(settings, lazy=True)
+        try:
+            yield {
+                "services": Services(
+                    settings=settings,
+                    engine=engine,
+                    db=session_factory(engine),
+                    temporal=client,
+                    tokens=tokens,
+                    secret_box=secret_box,
+                    oidc=OidcVerifier(),
+                )
+            }
+        finally:
+            await engine.dispose()
+
+    return Starlette(
+        routes=ROUTES,
+        middleware=[Middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)],
+        exception_handlers=EXCEPTION_HANDLERS,
+        lifespan=lifespan,
+    )

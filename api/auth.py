@@ -1,0 +1,79 @@
+"""Authentication: project client credentials (Basic) and customer tokens (Bearer)."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from dataclasses import dataclass
+
+from sqlmodel import select
+from starlette.requests import Request
+
+from api.errors import unauthorized
+from api.services import services
+from ramp.db.tables import Customer, Project
+from ramp.security.credentials import DUMMY_SECRET_HASH, client_secret_matches
+from ramp.security.tokens import InvalidToken
+
+BASIC_CHALLENGE = 'Basic realm="ramp", charset="UTF-8"'
+BEARER_CHALLENGE = 'Bearer realm="ramp"'
+
+
+@dataclass(frozen=True)
+class AuthenticatedCustomer:
+    customer: Customer
+    organization_id: str
+
+
+def _authorization(request: Request, scheme: str, challenge: str) -> str:
+    header = request.headers.get("authorization")
+    if not header:
+        raise unauthorized("MISSING_CREDENTIALS", f"{scheme} authorization is required", challenge)
+    given_scheme, _, value = header.partition(" ")
+    if given_scheme.lower() != scheme.lower() or not value.strip():
+        raise unauthorized(
+            "INVALID_AUTH_SCHEME", f"this endpoint needs {scheme} authorization", challenge
+        )
+    return value.strip()
+
+
+async def authenticate_project(request: Request) -> Project:
+    value = _authorization(request, "Basic", BASIC_CHALLENGE)
+    try:
+        client_id, sep, client_secret = (
+            base64.b64decode(value, validate=True).decode().partition(":")
+        )
+    except (binascii.Error, UnicodeDecodeError):
+        sep = ""
+    if not sep:
+        raise unauthorized("INVALID_CREDENTIALS", "malformed Basic credentials", BASIC_CHALLENGE)
+    app = services(request)
+    async with app.db() as session:
+        project = (
+            await session.exec(select(Project).where(Project.client_id == client_id))
+        ).first()
+    # An unknown client id is compared against a dummy hash so that it costs what a
+    # wrong secret costs: response time does not reveal which client ids exist.
+    matches = client_secret_matches(
+        client_secret, project.client_secret_hash if project else DUMMY_SECRET_HASH
+    )
+    if project is None or not matches or project.environment != app.settings.ramp_env:
+        raise unauthorized("INVALID_CREDENTIALS", "invalid client credentials", BASIC_CHALLENGE)
+    return project
+
+
+async def authenticate_customer(request: Request) -> AuthenticatedCustomer:
+    token = _authorization(request, "Bearer", BEARER_CHALLENGE)
+    app = services(request)
+    try:
+        claims = app.tokens.verify_customer_token(token)
+    except InvalidToken as error:
+        code = "TOKEN_EXPIRED" if error.reason == "token has expired" else "INVALID_TOKEN"
+        raise unauthorized(
+            code, f"{error.reason}: obtain a new one with POST /customers", BEARER_CHALLENGE
+        ) from error
+    async with app.db() as session:
+        customer = await session.get(Customer, claims.customer_id)
+    if customer is None or customer.project_id != claims.project_id:
+        raise unauthorized("INVALID_TOKEN", "token is invalid", BEARER_CHALLENGE)
+    return AuthenticatedCustomer(customer=customer, organization_id=claims.organization_id)

@@ -1,0 +1,57 @@
+"""Project-scoped catalog reads: routes, providers, account requirements."""
+
+from __future__ import annotations
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+from api.auth import authenticate_project
+from api.errors import bad_request
+from api.render import json_list, provider_resource
+from api.schemas import RequirementsResource, RouteResource
+from api.services import services
+from ramp.catalog import UnsupportedRoute, route_requirements, supported_routes
+from ramp.projects import project_providers
+
+
+async def list_supported_currencies(request: Request) -> Response:
+    project = await authenticate_project(request)
+    async with services(request).db() as session:
+        providers = await project_providers(session, project)
+    return json_list(
+        RouteResource(from_code=r.from_code, to_code=r.to_code, provider_ids=r.provider_ids)
+        for r in supported_routes(providers)
+    )
+
+
+async def list_providers(request: Request) -> Response:
+    project = await authenticate_project(request)
+    async with services(request).db() as session:
+        providers = await project_providers(session, project)
+    return json_list(provider_resource(provider) for provider in providers)
+
+
+async def get_requirements(request: Request) -> Response:
+    project = await authenticate_project(request)
+    src = request.query_params.get("src", "").strip()
+    dest = request.query_params.get("dest", "").strip()
+    missing = [name for name, value in (("src", src), ("dest", dest)) if not value]
+    if missing:
+        raise bad_request(
+            "VALIDATION_ERROR",
+            "query parameters src and dest are required",
+            {"fields": [{"pointer": f"/{name}", "reason": "is required"} for name in missing]},
+        )
+    async with services(request).db() as session:
+        providers = await project_providers(session, project)
+    try:
+        requirements = route_requirements(src, dest, providers)
+    except UnsupportedRoute as error:
+        raise bad_request("UNSUPPORTED_ROUTE", error.reason, {"src": src, "dest": dest}) from error
+    body = RequirementsResource(
+        src=requirements.src,
+        dest=requirements.dest,
+        source=requirements.source,
+        destination=requirements.destination,
+    )
+    return JSONResponse(body.model_dump(mode="json"))

@@ -1,0 +1,82 @@
+"""Wallet sign-in (Sign-In with Ethereum): nonce, then challenge -> subject token."""
+
+from __future__ import annotations
+
+import secrets
+from datetime import UTC, datetime, timedelta
+
+from sqlalchemy import update
+from sqlmodel import col
+from starlette.requests import Request
+from starlette.responses import PlainTextResponse, Response
+
+from api.body import read_json
+from api.errors import ApiError, bad_request
+from api.render import json_resource
+from api.schemas import WalletChallenge, WalletToken
+from api.services import services
+from ramp.db.tables import WalletNonce
+from ramp.db.types import utcnow
+from ramp.identity.wallet import WalletSignInError, verify_sign_in
+
+NO_STORE = {"Cache-Control": "no-store"}
+
+
+async def issue_nonce(request: Request) -> Response:
+    app = services(request)
+    nonce = secrets.token_hex(16)  # EIP-4361: alphanumeric, at least 8 characters
+    now = utcnow()
+    async with app.db() as session:
+        session.add(
+            WalletNonce(
+                nonce=nonce,
+                created_at=now,
+                expires_at=now + timedelta(seconds=app.settings.wallet_nonce_ttl_seconds),
+            )
+        )
+        await session.commit()
+    return PlainTextResponse(nonce, headers=NO_STORE)
+
+
+async def verify_challenge(request: Request) -> Response:
+    body = await read_json(request, WalletChallenge)
+    app = services(request)
+    settings = app.settings
+    try:
+        signed_in = verify_sign_in(
+            body.message,
+            body.signature,
+            domain=settings.expected_wallet_domain,
+            uri=settings.expected_wallet_uri,
+            chain_id=settings.wallet_chain_id,
+            now=datetime.now(UTC),
+            max_age=timedelta(seconds=settings.wallet_message_max_age_seconds),
+        )
+    except WalletSignInError as error:
+        if error.code == "SIWE_MALFORMED":
+            raise bad_request(error.code, error.message) from error
+        raise ApiError(401, error.code, error.message) from error
+    # Consumed only after the signature checked out, and atomically: of two requests
+    # racing with the same nonce, exactly one wins.
+    now = utcnow()
+    async with app.db() as session:
+        consumed = await session.exec(
+            update(WalletNonce)
+            .where(
+                col(WalletNonce.nonce) == signed_in.nonce,
+                col(WalletNonce.consumed_at).is_(None),
+                col(WalletNonce.expires_at) > now,
+            )
+            .values(consumed_at=now)
+        )
+        await session.commit()
+    if consumed.rowcount != 1:
+        raise ApiError(
+            401,
+            "SIWE_NONCE_INVALID",
+            "the message's nonce is unknown, expired or already used: get a new one",
+        )
+    token = app.tokens.issue_wallet_token(
+        signed_in.address, signed_in.chain_id, timedelta(seconds=body.ttl_in_seconds)
+    )
+    return json_resource(WalletToken(token=token), status_code=200)

@@ -1,0 +1,114 @@
+"""The SQL schema: what the service stores. Workflows never import this module."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import JSON, Column, UniqueConstraint
+from sqlmodel import Field, SQLModel
+
+from ramp.db.types import UTCDateTime, utcnow
+
+
+def _created() -> Any:
+    return Field(default_factory=utcnow, sa_type=UTCDateTime, nullable=False)
+
+
+class Organization(SQLModel, table=True):
+    __tablename__ = "organization"
+    id: str = Field(primary_key=True, max_length=36)
+    name: str = Field(max_length=200)
+    created_at: datetime = _created()
+
+
+class Project(SQLModel, table=True):
+    __tablename__ = "project"
+    id: str = Field(primary_key=True, max_length=36)
+    organization_id: str = Field(foreign_key="organization.id", index=True, max_length=36)
+    name: str = Field(max_length=200)
+    environment: str = Field(max_length=16)
+    client_id: str = Field(unique=True, max_length=64)
+    # SHA-256 of the secret: what authentication compares against.
+    client_secret_hash: str = Field(max_length=64)
+    # The secret itself, encrypted: webhook signing needs it back (HMAC keyed with it).
+    client_secret_encrypted: str
+    created_at: datetime = _created()
+    updated_at: datetime = _created()
+
+
+class TrustedIssuer(SQLModel, table=True):
+    """An OIDC issuer whose ID tokens a project accepts as `subject_token`."""
+
+    __tablename__ = "trusted_issuer"
+    __table_args__ = (UniqueConstraint("project_id", "issuer"),)
+    id: str = Field(primary_key=True, max_length=36)
+    project_id: str = Field(foreign_key="project.id", index=True, max_length=36)
+    issuer: str = Field(max_length=500)
+    audiences: list[str] = Field(sa_column=Column(JSON, nullable=False))
+    jwks_url: str = Field(max_length=1000)
+    created_at: datetime = _created()
+
+
+class ProviderAccount(SQLModel, table=True):
+    """A provider a project routes through, with its credentials (encrypted)."""
+
+    __tablename__ = "provider_account"
+    __table_args__ = (UniqueConstraint("project_id", "provider_code"),)
+    id: str = Field(primary_key=True, max_length=36)
+    project_id: str = Field(foreign_key="project.id", index=True, max_length=36)
+    provider_code: str = Field(max_length=64)
+    # Mock providers of the sandbox need none.
+    credentials_encrypted: str | None = None
+    active: bool = True
+    created_at: datetime = _created()
+    updated_at: datetime = _created()
+
+
+class Customer(SQLModel, table=True):
+    __tablename__ = "customer"
+    __table_args__ = (UniqueConstraint("project_id", "external_id"),)
+    id: str = Field(primary_key=True, max_length=36)
+    project_id: str = Field(foreign_key="project.id", index=True, max_length=36)
+    # The `id` the project gave: its own identifier for this customer.
+    external_id: str = Field(max_length=200)
+    # `metadata` is taken by SQLModel itself, hence the attribute name.
+    customer_metadata: dict[str, Any] | None = Field(
+        default=None, sa_column=Column("metadata", JSON, nullable=True)
+    )
+    created_at: datetime = _created()
+    updated_at: datetime = _created()
+
+
+class CustomerIdentity(SQLModel, table=True):
+    """A verified identity (OIDC subject or wallet address) linked to a customer."""
+
+    __tablename__ = "customer_identity"
+    __table_args__ = (UniqueConstraint("project_id", "issuer", "subject"),)
+    id: str = Field(primary_key=True, max_length=36)
+    project_id: str = Field(foreign_key="project.id", max_length=36)
+    customer_id: str = Field(foreign_key="customer.id", index=True, max_length=36)
+    issuer: str = Field(max_length=500)
+    subject: str = Field(max_length=500)
+    created_at: datetime = _created()
+
+
+class WalletNonce(SQLModel, table=True):
+    __tablename__ = "wallet_nonce"
+    nonce: str = Field(primary_key=True, max_length=64)
+    created_at: datetime = _created()
+    expires_at: datetime = Field(sa_type=UTCDateTime, index=True)
+    consumed_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
+
+
+class ExternalAccount(SQLModel, table=True):
+    __tablename__ = "external_account"
+    id: str = Field(primary_key=True, max_length=36)
+    project_id: str = Field(foreign_key="project.id", max_length=36)
+    customer_id: str = Field(foreign_key="customer.id", index=True, max_length=36)
+    type: str = Field(max_length=32)
+    label: str | None = Field(default=None, max_length=200)
+    currency_code: str = Field(max_length=32)
+    account_metadata: dict[str, Any] = Field(sa_column=Column("metadata", JSON, nullable=False))
+    created_at: datetime = _created()
+    updated_at: datetime = _created()

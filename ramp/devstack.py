@@ -1,0 +1,185 @@
+"""`ramp dev`: the whole sandbox (Temporal dev server, worker, API) as one group."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+from sqlmodel.ext.asyncio.session import AsyncSession
+
+from ramp import projects, temporal
+from ramp.config import Environment, Settings
+from ramp.db.engine import create_engine
+from ramp.db.migrate import upgrade
+from ramp.db.tables import Project
+from ramp.security.encryption import SecretBox
+from ramp.settings_loader import load_settings
+from ramp.supervisor import ChildSpec, Supervisor
+from ramp.temporal_server import dev_server_args, ensure_search_attributes, wait_until_serving
+
+DEMO_PROJECT_FILE = "demo-project.json"
+STARTUP_TIMEOUT_SECONDS = 60.0
+
+
+@dataclass(frozen=True)
+class DemoCredentials:
+    project_id: str
+    client_id: str
+    client_secret: str
+
+
+@dataclass
+class DevStack:
+    host: str
+    port: int
+    temporal_port: int
+    ui_port: int
+    temporal_address: str | None
+    data_dir: Path
+
+    @property
+    def api_url(self) -> str:
+        return f"http://{self.host}:{self.port}"
+
+    def settings(self) -> Settings:
+        return load_settings(
+            self.data_dir,
+            RAMP_ENV=Environment.SANDBOX.value,
+            DATABASE_URL=f"sqlite:///{self.data_dir / 'ramp.db'}",
+            TEMPORAL_ADDRESS=self.temporal_address or f"{self.host}:{self.temporal_port}",
+            RAMP_PUBLIC_URL=self.api_url,
+        )
+
+    def child_env(self, settings: Settings) -> dict[str, str]:
+        """What the worker and API children are configured with."""
+        return {
+            "RAMP_ENV": settings.ramp_env.value,
+            "RAMP_DATA_DIR": str(settings.data_dir),
+            "DATABASE_URL": settings.database_url,
+            "TEMPORAL_ADDRESS": settings.temporal_address,
+            "TEMPORAL_NAMESPACE": settings.temporal_namespace,
+            "RAMP_PUBLIC_URL": settings.public_url,
+            "RAMP_SIGNING_KEY": settings.signing_key.get_secret_value(),
+            "RAMP_ENCRYPTION_KEYS": settings.encryption_keys.get_secret_value(),
+        }
+
+    def run(self) -> int:
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        settings = self.settings()
+        upgrade(settings)
+        marker = self.data_dir / DEMO_PROJECT_FILE
+        known = json.loads(marker.read_text())["projectId"] if marker.exists() else None
+        demo = asyncio.run(ensure_demo_project(settings, known))
+        marker.write_text(json.dumps({"projectId": demo.project_id}))
+        env = self.child_env(settings)
+        ramp = [sys.executable, "-m", "ramp"]
+        with Supervisor() as supervisor:
+            if self.temporal_address is None:
+                supervisor.start(
+                    ChildSpec(
+                        "temporal",
+                        dev_server_args(
+                            host=self.host,
+                            port=self.temporal_port,
+                            ui_port=self.ui_port,
+                            db_file=self.data_dir / "temporal.db",
+                            namespace=settings.temporal_namespace,
+                        ),
+                    )
+                )
+            asyncio.run(self._temporal_ready(settings, lambda: supervisor.is_running("temporal")))
+            supervisor.start(ChildSpec("worker", [*ramp, "worker"], env=env))
+            supervisor.start(
+                ChildSpec(
+                    "api", [*ramp, "api", "--host", self.host, "--port", str(self.port)], env=env
+                )
+            )
+            threading.Thread(
+                target=self._announce_when_healthy, args=(supervisor, demo), daemon=True
+            ).start()
+            return supervisor.wait()
+
+    async def _temporal_ready(self, settings: Settings, server_alive: Callable[[], bool]) -> None:
+        await wait_until_serving(
+            settings.temporal_address,
+            settings.temporal_namespace,
+            STARTUP_TIMEOUT_SECONDS,
+            # Fail at once if the server we started died (its port may be taken).
+            is_alive=server_alive if self.temporal_address is None else None,
+        )
+        if self.temporal_address is not None:
+            # A server we did not start may not know our search attributes yet.
+            client = await temporal.connect(settings)
+            await ensure_search_attributes(client, settings.temporal_namespace)
+
+    def _announce_when_healthy(self, supervisor: Supervisor, demo: DemoCredentials) -> None:
+        deadline = time.monotonic() + STARTUP_TIMEOUT_SECONDS
+        while time.monotonic() < deadline:
+            try:
+                if httpx.get(f"{self.api_url}/healthz", timeout=2).status_code == 200:
+                    supervisor.log(self.banner(demo))
+                    return
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.2)
+        supervisor.request_stop("the API did not become healthy in time")
+
+    def banner(self, demo: DemoCredentials) -> str:
+        ui = (
+            f"http://{self.host}:{self.ui_port}"
+            if self.temporal_address is None
+            else f"(Temporal at {self.temporal_address}: its own UI)"
+        )
+        return "\n".join(
+            [
+                "sandbox is ready",
+                f"  API base URL:      {self.api_url}/v1",
+                f"  Health:            {self.api_url}/healthz",
+                f"  Temporal UI:       {ui}",
+                f"  Demo project id:   {demo.project_id}",
+                f"  Demo client id:    {demo.client_id}",
+                f"  Demo client secret:{' '}{demo.client_secret}",
+                f"  Data dir:          {self.data_dir}",
+                "  Stop with Ctrl-C.",
+            ]
+        )
+
+
+async def ensure_demo_project(settings: Settings, project_id: str | None) -> DemoCredentials:
+    """The demo project, created on first start and found again (by id) on later ones.
+
+    Its secret is read back from the database (it is stored encrypted for webhook
+    signing), so nothing but the project id is kept in the data dir.
+    """
+    secret_box = SecretBox.from_settings(settings)
+    engine = create_engine(settings)
+    try:
+        async with AsyncSession(engine, expire_on_commit=False) as session:
+            if project_id is not None:
+                project = await session.get(Project, project_id)
+                if project is not None:
+                    return DemoCredentials(
+                        project_id=project.id,
+                        client_id=project.client_id,
+                        client_secret=secret_box.decrypt(project.client_secret_encrypted),
+                    )
+            created = await projects.create_project(
+                session,
+                name="Demo sandbox project",
+                environment=Environment.SANDBOX,
+                secret_box=secret_box,
+            )
+        return DemoCredentials(
+            project_id=created.projectId,
+            client_id=created.clientId,
+            client_secret=created.clientSecret,
+        )
+    finally:
+        await engine.dispose()

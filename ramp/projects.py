@@ -1,0 +1,109 @@
+"""Project administration: what the dashboard and the `ramp project` commands do."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import asdict, dataclass
+
+from sqlmodel import select
+from sqlmodel.ext.asyncio.session import AsyncSession
+
+from ramp.catalog import Provider, providers_for
+from ramp.config import Environment
+from ramp.db.tables import Organization, Project, ProviderAccount, TrustedIssuer
+from ramp.security.credentials import generate_client_credentials, hash_client_secret
+from ramp.security.encryption import SecretBox
+
+
+@dataclass(frozen=True)
+class NewProject:
+    organizationId: str
+    projectId: str
+    clientId: str
+    clientSecret: str
+
+    def as_json(self) -> dict[str, str]:
+        return asdict(self)
+
+
+async def create_project(
+    session: AsyncSession,
+    *,
+    name: str,
+    environment: Environment,
+    secret_box: SecretBox,
+    organization_id: str | None = None,
+) -> NewProject:
+    """Creates a project (and its organization unless given) with fresh credentials.
+
+    A sandbox project routes through every mock provider from the start; a production
+    project routes through the providers whose credentials its owner configures.
+    """
+    if organization_id is None:
+        organization = Organization(id=str(uuid.uuid4()), name=name)
+        session.add(organization)
+        organization_id = organization.id
+    credentials = generate_client_credentials(sandbox=environment is Environment.SANDBOX)
+    project = Project(
+        id=str(uuid.uuid4()),
+        organization_id=organization_id,
+        name=name,
+        environment=environment.value,
+        client_id=credentials.client_id,
+        client_secret_hash=hash_client_secret(credentials.client_secret),
+        client_secret_encrypted=secret_box.encrypt(credentials.client_secret),
+    )
+    session.add(project)
+    if environment is Environment.SANDBOX:
+        for provider in providers_for(environment.value):
+            session.add(
+                ProviderAccount(
+                    id=str(uuid.uuid4()), project_id=project.id, provider_code=provider.code
+                )
+            )
+    await session.commit()
+    return NewProject(
+        organizationId=organization_id,
+        projectId=project.id,
+        clientId=credentials.client_id,
+        clientSecret=credentials.client_secret,
+    )
+
+
+async def trust_issuer(
+    session: AsyncSession, *, project_id: str, issuer: str, audiences: list[str], jwks_url: str
+) -> TrustedIssuer:
+    """Trusts (or re-configures) an OIDC issuer for a project's `subject_token`s."""
+    if await session.get(Project, project_id) is None:
+        raise LookupError(f"no project {project_id}")
+    existing = (
+        await session.exec(
+            select(TrustedIssuer).where(
+                TrustedIssuer.project_id == project_id, TrustedIssuer.issuer == issuer
+            )
+        )
+    ).first()
+    trusted = existing or TrustedIssuer(
+        id=str(uuid.uuid4()), project_id=project_id, issuer=issuer, audiences=[], jwks_url=""
+    )
+    trusted.audiences = list(audiences)
+    trusted.jwks_url = jwks_url
+    session.add(trusted)
+    await session.commit()
+    await session.refresh(trusted)
+    return trusted
+
+
+async def project_providers(session: AsyncSession, project: Project) -> tuple[Provider, ...]:
+    """The providers that take part in this project's routing, in catalog order."""
+    codes = set(
+        (
+            await session.exec(
+                select(ProviderAccount.provider_code).where(
+                    ProviderAccount.project_id == project.id,
+                    ProviderAccount.active == True,  # noqa: E712  (SQL expression)
+                )
+            )
+        ).all()
+    )
+    return tuple(p for p in providers_for(project.environment) if p.code in codes)

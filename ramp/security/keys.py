@@ -1,0 +1,53 @@
+"""Key material: generated once, then read from settings."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from cryptography.fernet import Fernet
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+
+def generate_signing_key() -> str:
+    """A new Ed25519 private key, PEM-encoded."""
+    return (
+        Ed25519PrivateKey.generate()
+        .private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+        .decode()
+    )
+
+
+def generate_encryption_key() -> str:
+    return Fernet.generate_key().decode()
+
+
+def generated_keys() -> dict[str, str]:
+    """Environment variables holding a fresh set of keys."""
+    return {
+        "RAMP_SIGNING_KEY": generate_signing_key(),
+        "RAMP_ENCRYPTION_KEYS": generate_encryption_key(),
+    }
+
+
+def dev_keys(data_dir: Path) -> dict[str, str]:
+    """The sandbox's keys, generated on first start and kept in the data dir.
+
+    Kept so that a second `ramp dev` can still decrypt what the first one stored.
+    """
+    path = data_dir / "keys.json"
+    if path.exists():
+        keys: dict[str, str] = json.loads(path.read_text())
+        return keys
+    data_dir.mkdir(parents=True, exist_ok=True)
+    keys = generated_keys()
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w") as file:
+        json.dump(keys, file)
+    return keys

@@ -1,0 +1,142 @@
+"""Tokens we issue: the customer access token and the wallet sign-in token.
+
+Both are EdDSA (Ed25519) JWTs. They carry different audiences so that neither can be
+used in place of the other.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+import jwt
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from ramp.config import Settings
+
+ALGORITHM = "EdDSA"
+CUSTOMER_AUDIENCE = "ramp:customer"
+WALLET_AUDIENCE = "ramp:wallet"
+
+
+class InvalidToken(Exception):
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class CustomerClaims:
+    customer_id: str
+    project_id: str
+    organization_id: str
+    environment: str
+
+
+@dataclass(frozen=True)
+class WalletClaims:
+    """What a verified wallet sign-in proves: this address signed our nonce."""
+
+    issuer: str
+    subject: str  # CAIP-10 account id, e.g. eip155:100:0xAbC...
+    address: str
+    chain_id: int
+
+
+class TokenService:
+    def __init__(self, signing_key_pem: str, issuer: str, customer_ttl: timedelta) -> None:
+        if not signing_key_pem.strip():
+            raise ValueError("RAMP_SIGNING_KEY is not set (generate one: `ramp keys generate`)")
+        # `ramp keys generate` prints the PEM on one line with escaped newlines.
+        pem = signing_key_pem.replace("\\n", "\n").encode()
+        key = serialization.load_pem_private_key(pem, password=None)
+        if not isinstance(key, Ed25519PrivateKey):
+            raise ValueError("RAMP_SIGNING_KEY must be an Ed25519 private key")
+        self._private_key = key
+        self._public_key = key.public_key()
+        self.issuer = issuer
+        self.wallet_issuer = f"{issuer}/walletpay"
+        self.customer_ttl = customer_ttl
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> TokenService:
+        return cls(
+            settings.signing_key.get_secret_value(),
+            issuer=settings.public_url,
+            customer_ttl=timedelta(seconds=settings.customer_token_ttl_seconds),
+        )
+
+    def _encode(self, claims: dict[str, object], audience: str, ttl: timedelta) -> str:
+        now = datetime.now(UTC)
+        payload = {
+            **claims,
+            "iss": self.issuer if audience == CUSTOMER_AUDIENCE else self.wallet_issuer,
+            "aud": audience,
+            "iat": now,
+            "exp": now + ttl,
+            "jti": str(uuid.uuid4()),
+        }
+        return jwt.encode(payload, self._private_key, algorithm=ALGORITHM, headers={"typ": "JWT"})
+
+    def _decode(self, token: str, audience: str, issuer: str) -> dict[str, object]:
+        try:
+            claims: dict[str, object] = jwt.decode(
+                token,
+                self._public_key,
+                algorithms=[ALGORITHM],  # pinned: never trust the token's own `alg`
+                audience=audience,
+                issuer=issuer,
+                options={"require": ["iss", "aud", "sub", "exp", "iat", "jti"]},
+            )
+        except jwt.ExpiredSignatureError as error:
+            raise InvalidToken("token has expired") from error
+        except jwt.PyJWTError as error:
+            raise InvalidToken("token is invalid") from error
+        return claims
+
+    def issue_customer_token(self, claims: CustomerClaims) -> str:
+        return self._encode(
+            {
+                "sub": claims.customer_id,
+                "pid": claims.project_id,
+                "oid": claims.organization_id,
+                "env": claims.environment,
+            },
+            CUSTOMER_AUDIENCE,
+            self.customer_ttl,
+        )
+
+    def verify_customer_token(self, token: str) -> CustomerClaims:
+        claims = self._decode(token, CUSTOMER_AUDIENCE, self.issuer)
+        try:
+            return CustomerClaims(
+                customer_id=str(claims["sub"]),
+                project_id=str(claims["pid"]),
+                organization_id=str(claims["oid"]),
+                environment=str(claims["env"]),
+            )
+        except KeyError as error:
+            raise InvalidToken("token is invalid") from error
+
+    def issue_wallet_token(self, address: str, chain_id: int, ttl: timedelta) -> str:
+        subject = f"eip155:{chain_id}:{address}"
+        return self._encode(
+            {"sub": subject, "address": address, "chainId": chain_id}, WALLET_AUDIENCE, ttl
+        )
+
+    def is_wallet_token_issuer(self, issuer: str) -> bool:
+        return issuer == self.wallet_issuer
+
+    def verify_wallet_token(self, token: str) -> WalletClaims:
+        claims = self._decode(token, WALLET_AUDIENCE, self.wallet_issuer)
+        chain_id = claims.get("chainId")
+        if not isinstance(chain_id, int):
+            raise InvalidToken("token is invalid")
+        return WalletClaims(
+            issuer=self.wallet_issuer,
+            subject=str(claims["sub"]),
+            address=str(claims.get("address")),
+            chain_id=chain_id,
+        )

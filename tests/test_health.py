@@ -1,0 +1,38 @@
+"""GET /healthz: 200 when the database and Temporal answer, 503 with what failed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import httpx
+from asgi_lifespan import LifespanManager
+
+from api.app import create_app
+from ramp.config import Settings
+
+
+async def test_healthy_when_database_and_temporal_answer(client: httpx.AsyncClient) -> None:
+    response = await client.get("/healthz")
+    assert response.status_code == 200
+    assert response.json() == {"status": "ok", "checks": {"database": "ok", "temporal": "ok"}}
+
+
+async def test_unhealthy_names_what_failed(migrated: Settings, tmp_path: Path) -> None:
+    # A port nothing listens on, and a database file in a folder that does not exist.
+    broken = Settings(
+        TEMPORAL_ADDRESS="127.0.0.1:1",
+        DATABASE_URL=f"sqlite:///{tmp_path / 'missing' / 'x.db'}",
+        RAMP_DATA_DIR=str(tmp_path),
+        RAMP_SIGNING_KEY=migrated.signing_key.get_secret_value(),
+        RAMP_ENCRYPTION_KEYS=migrated.encryption_keys.get_secret_value(),
+    )
+    app = create_app(broken)
+    async with LifespanManager(app) as manager:
+        transport = httpx.ASGITransport(app=manager.app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://t") as client:
+            response = await client.get("/healthz")
+    assert response.status_code == 503
+    body = response.json()
+    assert body["status"] == "unavailable"
+    assert body["checks"]["database"].startswith("unavailable")
+    assert body["checks"]["temporal"].startswith("unavailable")

@@ -1,0 +1,98 @@
+"""The Temporal worker: runs the service's workflows and activities.
+
+`ramp worker` and `python worker.py` both land here; configuration comes from the
+environment (see ramp/config.py).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import signal
+from datetime import timedelta
+
+from sqlalchemy.ext.asyncio import async_sessionmaker
+from sqlmodel.ext.asyncio.session import AsyncSession
+from temporalio.client import (
+    Client,
+    Schedule,
+    ScheduleActionStartWorkflow,
+    ScheduleAlreadyRunningError,
+    ScheduleIntervalSpec,
+    ScheduleSpec,
+)
+from temporalio.worker import Worker
+from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxRestrictions
+
+from activities.housekeeping import HousekeepingActivities
+from ramp import temporal
+from ramp.config import Settings
+from ramp.db.engine import create_engine, session_factory
+from ramp.housekeeping import PURGE_INTERVAL_MINUTES, SCHEDULE_ID, NoncePurge
+from workflows.housekeeping import PurgeExpiredNonces
+
+logger = logging.getLogger("ramp.worker")
+
+
+def build_worker(client: Client, db: async_sessionmaker[AsyncSession]) -> Worker:
+    """The worker with every workflow and activity; database work goes through `db`."""
+    housekeeping = HousekeepingActivities(db)
+    return Worker(
+        client,
+        task_queue=temporal.TASK_QUEUE,
+        workflows=[PurgeExpiredNonces],
+        activities=[housekeeping.purge_expired_nonces],
+        # Our workflow modules import only deterministic code: passing every module
+        # through saves re-importing them per run (see shared notes on sandbox cost).
+        workflow_runner=SandboxedWorkflowRunner(
+            restrictions=SandboxRestrictions.default.with_passthrough_all_modules()
+        ),
+    )
+
+
+async def ensure_schedules(client: Client) -> None:
+    """Creates the housekeeping schedule unless it exists (every worker tries)."""
+    with contextlib.suppress(ScheduleAlreadyRunningError):
+        await client.create_schedule(
+            SCHEDULE_ID,
+            Schedule(
+                action=ScheduleActionStartWorkflow(
+                    PurgeExpiredNonces.run,
+                    NoncePurge(),
+                    id=f"{SCHEDULE_ID}-purge-nonces",
+                    task_queue=temporal.TASK_QUEUE,
+                ),
+                spec=ScheduleSpec(
+                    intervals=[
+                        ScheduleIntervalSpec(every=timedelta(minutes=PURGE_INTERVAL_MINUTES))
+                    ]
+                ),
+            ),
+        )
+
+
+async def run(settings: Settings) -> None:
+    client = await temporal.connect(settings)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, stop.set)
+    await ensure_schedules(client)
+    engine = create_engine(settings)
+    try:
+        async with build_worker(client, session_factory(engine)):
+            logger.info("worker polling task queue %r", temporal.TASK_QUEUE)
+            await stop.wait()
+            logger.info("worker shutting down")
+    finally:
+        await engine.dispose()
+
+
+def main() -> None:
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    asyncio.run(run(Settings()))
+
+
+if __name__ == "__main__":
+    main()
