@@ -1,0 +1,67 @@
+"""The currencies the service knows about, with their real decimal places."""
+
+from __future__ import annotations
+
+from .models import Currency, CurrencyType, currency_id
+
+
+def _fiat(code: str, name: str) -> Currency:
+    # Every fiat currency served today has 2 minor units in ISO 4217.
+    return Currency(
+        id=currency_id(code),
+        code=code,
+        ticker=code,
+        name=name,
+        decimals=2,
+        type=CurrencyType.FIAT,
+    )
+
+
+def _crypto(
+    ticker: str, blockchain: str, name: str, decimals: int, chain_id: int | None
+) -> Currency:
+    code = f"{ticker.upper()}_{blockchain}"
+    return Currency(
+        id=currency_id(code),
+        code=code,
+        ticker=ticker,
+        name=name,
+        decimals=decimals,
+        type=CurrencyType.CRYPTO,
+        blockchain=blockchain,
+        chain_id=chain_id,
+    )
+
+
+_CURRENCIES: tuple[Currency, ...] = (
+    _fiat("USD", "US Dollar"),
+    _fiat("EUR", "Euro"),
+    _fiat("BRL", "Brazilian Real"),
+    _fiat("MXN", "Mexican Peso"),
+    _fiat("GBP", "Pound Sterling"),
+    _crypto("USDC", "ETHEREUM", "USD Coin (Ethereum)", 6, 1),
+    _crypto("USDC", "POLYGON", "USD Coin (Polygon PoS)", 6, 137),
+    _crypto("USDC", "BASE", "USD Coin (Base)", 6, 8453),
+    # Solana is not an EVM chain, so it has no chain id.
+    _crypto("USDC", "SOLANA", "USD Coin (Solana)", 6, None),
+    _crypto("EURe", "GNOSIS", "Monerium EURe (Gnosis)", 18, 100),
+    _crypto("ETH", "ETHEREUM", "Ether", 18, 1),
+    _crypto("BTC", "BITCOIN", "Bitcoin", 8, None),
+)
+
+_BY_CODE: dict[str, Currency] = {c.code: c for c in _CURRENCIES}
+_BY_ID: dict[str, Currency] = {c.id: c for c in _CURRENCIES}
+
+
+def all_currencies() -> tuple[Currency, ...]:
+    """Every catalog currency: fiat first, then crypto, in a fixed order."""
+    return _CURRENCIES
+
+
+def currency_by_code(code: str) -> Currency | None:
+    """Exact, case-sensitive lookup: codes are identifiers, not user input to normalise."""
+    return _BY_CODE.get(code)
+
+
+def currency_by_id(id: str) -> Currency | None:
+    return _BY_ID.get(id)
