@@ -7,6 +7,7 @@ from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import update
 from sqlmodel import col
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 
@@ -43,7 +44,9 @@ async def verify_challenge(request: Request) -> Response:
     app = services(request)
     settings = app.settings
     try:
-        signed_in = verify_sign_in(
+        # Parsing a sign-in message is CPU-bound (up to a few hundred ms): off the loop.
+        signed_in = await run_in_threadpool(
+            verify_sign_in,
             body.message,
             body.signature,
             domain=settings.expected_wallet_domain,

@@ -192,7 +192,7 @@ def project_trust_issuer(
 
     try:
         asyncio.run(trust())
-    except LookupError as error:
+    except (LookupError, ValueError) as error:
         raise click.ClickException(str(error)) from error
     click.echo(json.dumps({"projectId": project_id, "issuer": issuer, "audiences": audiences}))
     return 0

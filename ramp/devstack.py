@@ -140,13 +140,13 @@ class DevStack:
         return "\n".join(
             [
                 "sandbox is ready",
-                f"  API base URL:      {self.api_url}/v1",
-                f"  Health:            {self.api_url}/healthz",
-                f"  Temporal UI:       {ui}",
-                f"  Demo project id:   {demo.project_id}",
-                f"  Demo client id:    {demo.client_id}",
-                f"  Demo client secret:{' '}{demo.client_secret}",
-                f"  Data dir:          {self.data_dir}",
+                f"  API base URL:       {self.api_url}/v1",
+                f"  Health:             {self.api_url}/healthz",
+                f"  Temporal UI:        {ui}",
+                f"  Demo project id:    {demo.project_id}",
+                f"  Demo client id:     {demo.client_id}",
+                f"  Demo client secret: {demo.client_secret}",
+                f"  Data dir:           {self.data_dir}",
                 "  Stop with Ctrl-C.",
             ]
         )

@@ -11,6 +11,7 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 from ramp.catalog import Provider, providers_for
 from ramp.config import Environment
 from ramp.db.tables import Organization, Project, ProviderAccount, TrustedIssuer
+from ramp.identity import oidc
 from ramp.security.credentials import generate_client_credentials, hash_client_secret
 from ramp.security.encryption import SecretBox
 
@@ -73,7 +74,12 @@ async def create_project(
 async def trust_issuer(
     session: AsyncSession, *, project_id: str, issuer: str, audiences: list[str], jwks_url: str
 ) -> TrustedIssuer:
-    """Trusts (or re-configures) an OIDC issuer for a project's `subject_token`s."""
+    """Trusts (or re-configures) an OIDC issuer for a project's `subject_token`s.
+
+    Raises ValueError for a configuration the verifier would refuse (no audience, a
+    JWKS URL that is not https), so that it is refused here rather than at sign-in.
+    """
+    oidc.TrustedIssuer(issuer=issuer, audiences=tuple(audiences), jwks_url=jwks_url)
     if await session.get(Project, project_id) is None:
         raise LookupError(f"no project {project_id}")
     existing = (

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import base64
 import hmac
-import hmac
 import json
 from typing import Any
 
@@ -12,12 +11,10 @@ import httpx
 import jwt
 import pytest
 from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from ramp.config import Settings
-from ramp.security.tokens import TokenService
 from ramp.security.tokens import TokenService
 from tests.conftest import ProjectCredentials, bearer, make_project
 
@@ -41,10 +38,6 @@ def assert_envelope(response: httpx.Response, status: int, code: str) -> dict[st
     assert body["message"]
     assert "Traceback" not in response.text
     return body
-
-
-def _b64(raw: bytes) -> str:
-    return base64.urlsafe_b64encode(raw).rstrip(b"=").decode()
 
 
 def _b64(raw: bytes) -> str:
