@@ -17,6 +17,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.types import ExceptionHandler
 
+from api.schemas import ErrorEnvelope
+
 logger = logging.getLogger("ramp.api")
 
 
@@ -56,14 +58,14 @@ def error_response(
     details: dict[str, Any] | None = None,
     headers: dict[str, str] | None = None,
 ) -> JSONResponse:
-    body = {
-        "statusCode": status,
-        "error": HTTPStatus(status).phrase,
-        "code": code,
-        "message": message,
-        "details": details or {},
-    }
-    return JSONResponse(body, status_code=status, headers=headers)
+    body = ErrorEnvelope(
+        status_code=status,
+        error=HTTPStatus(status).phrase,
+        code=code,
+        message=message,
+        details=details or {},
+    )
+    return JSONResponse(body.model_dump(mode="json"), status_code=status, headers=headers)
 
 
 def validation_details(error: ValidationError) -> dict[str, Any]:

@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import cast
 
 from pydantic import BaseModel
 from starlette.responses import JSONResponse
 
 from api.schemas import (
     AccountSideResource,
-    AccountTypeName,
     AmountLimitResource,
     CorridorResource,
     CurrencyResource,
@@ -19,7 +17,7 @@ from api.schemas import (
     ProviderResource,
     RequirementResource,
 )
-from ramp.catalog import AccountSide, Currency, Provider, currency_by_code
+from ramp.catalog import AccountSide, AccountType, Currency, Provider, currency_by_code
 from ramp.db.tables import Customer, ExternalAccount
 
 
@@ -38,7 +36,7 @@ def currency_resource(currency: Currency) -> CurrencyResource:
         ticker=currency.ticker,
         name=currency.name,
         decimals=currency.decimals,
-        type=currency.type.value,
+        type=currency.type,
         created_at=currency.created_at,
         updated_at=currency.updated_at,
     )
@@ -64,7 +62,7 @@ def external_account_resource(account: ExternalAccount) -> ExternalAccountResour
     assert currency is not None, account.currency_code
     return ExternalAccountResource(
         id=account.id,
-        type=cast(AccountTypeName, account.type),
+        type=AccountType(account.type),
         label=account.label,
         metadata=account.account_metadata,
         currency_id=currency.id,
@@ -78,8 +76,8 @@ def external_account_resource(account: ExternalAccount) -> ExternalAccountResour
 def _side(side: AccountSide) -> AccountSideResource:
     return AccountSideResource(
         currencies=list(side.currencies),
-        account_type=side.account_type.value,
-        rails=[rail.value for rail in side.rails],
+        account_type=side.account_type,
+        rails=list(side.rails),
         countries=list(side.countries),
     )
 
@@ -92,7 +90,7 @@ def provider_resource(provider: Provider) -> ProviderResource:
         environment=provider.environment,
         corridors=[
             CorridorResource(
-                type=corridor.type.value,
+                type=corridor.type,
                 source=_side(corridor.source),
                 destination=_side(corridor.destination),
                 limits=[

@@ -8,6 +8,7 @@ from api.catalog import get_requirements, list_providers, list_supported_currenc
 from api.customers import create_customer
 from api.external_accounts import create_external_accounts
 from api.health import healthz
+from api.openapi import openapi_json
 from api.walletpay import issue_nonce, verify_challenge
 
 V1: list[BaseRoute] = [
@@ -18,6 +19,7 @@ V1: list[BaseRoute] = [
     Route("/providers", list_providers, methods=["GET"]),
     Route("/external-accounts/requirements", get_requirements, methods=["GET"]),
     Route("/customers/external-accounts", create_external_accounts, methods=["POST"]),
+    Route("/openapi.json", openapi_json, methods=["GET"]),
 ]
 
 ROUTES: list[BaseRoute] = [

@@ -3,9 +3,19 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, StrictInt, StrictStr
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PlainSerializer,
+    StrictInt,
+    StrictStr,
+    WithJsonSchema,
+)
+
+from ramp.catalog import AccountType, CurrencyType, MovementType, Rail, all_currencies
 
 
 def format_timestamp(value: datetime) -> str:
@@ -14,8 +24,22 @@ def format_timestamp(value: datetime) -> str:
     return value.strftime("%Y-%m-%dT%H:%M:%S.") + f"{value.microsecond // 1000:03d}Z"
 
 
-Timestamp = Annotated[datetime, PlainSerializer(format_timestamp, return_type=str)]
-AccountTypeName = Literal["BANK_ACCOUNT", "CRYPTO_ADDRESS"]
+Timestamp = Annotated[
+    datetime,
+    PlainSerializer(format_timestamp, return_type=str),
+    WithJsonSchema(
+        {"type": "string", "format": "date-time", "examples": ["2026-03-29T10:05:00.000Z"]}
+    ),
+]
+# Currency codes are catalog data: the OpenAPI document lists them as the enum
+# `CurrencyCode`; validation stays with the catalog (UNSUPPORTED_ROUTE names the code).
+CURRENCY_CODE_SCHEMA = {
+    "type": "string",
+    "title": "CurrencyCode",
+    "description": "Fiat: ISO 4217. Crypto: {TICKER}_{BLOCKCHAIN}.",
+    "enum": [currency.code for currency in all_currencies()],
+}
+CurrencyCode = Annotated[str, WithJsonSchema(CURRENCY_CODE_SCHEMA)]
 Identifier = Annotated[StrictStr, Field(min_length=1, max_length=200)]
 
 
@@ -46,8 +70,8 @@ class WalletChallenge(RequestBody):
 
 
 class CreateExternalAccounts(RequestBody):
-    src: Annotated[StrictStr, Field(min_length=1, max_length=32)]
-    dest: Annotated[StrictStr, Field(min_length=1, max_length=32)]
+    src: Annotated[StrictStr, Field(min_length=1, max_length=32, examples=["USD"])]
+    dest: Annotated[StrictStr, Field(min_length=1, max_length=32, examples=["USDC_ETHEREUM"])]
     source: dict[str, Any]
     destination: dict[str, Any]
 
@@ -67,18 +91,18 @@ class CustomerResource(Resource):
 
 class CurrencyResource(Resource):
     id: str
-    code: str
+    code: CurrencyCode
     ticker: str
     name: str
     decimals: int
-    type: Literal["FIAT", "CRYPTO"]
+    type: CurrencyType
     created_at: Timestamp = Field(alias="createdAt")
     updated_at: Timestamp = Field(alias="updatedAt")
 
 
 class ExternalAccountResource(Resource):
     id: str
-    type: AccountTypeName
+    type: AccountType
     label: str | None
     metadata: dict[str, Any]
     currency_id: str = Field(alias="currencyId")
@@ -94,26 +118,26 @@ class ExternalAccountPair(Resource):
 
 
 class RouteResource(Resource):
-    from_code: str = Field(alias="from")
-    to_code: str = Field(alias="to")
+    from_code: CurrencyCode = Field(alias="from")
+    to_code: CurrencyCode = Field(alias="to")
     provider_ids: list[str] = Field(alias="providerIds")
 
 
 class AccountSideResource(Resource):
-    currencies: list[str]
-    account_type: str = Field(alias="accountType")
-    rails: list[str]
+    currencies: list[CurrencyCode]
+    account_type: AccountType = Field(alias="accountType")
+    rails: list[Rail]
     countries: list[str]
 
 
 class AmountLimitResource(Resource):
-    currency_code: str = Field(alias="currencyCode")
+    currency_code: CurrencyCode = Field(alias="currencyCode")
     minimum: str
     maximum: str
 
 
 class CorridorResource(Resource):
-    type: str
+    type: MovementType
     source: AccountSideResource
     destination: AccountSideResource
     limits: list[AmountLimitResource]
@@ -135,11 +159,33 @@ class ProviderResource(Resource):
 
 
 class RequirementsResource(Resource):
-    src: str
-    dest: str
+    src: CurrencyCode
+    dest: CurrencyCode
     source: dict[str, Any]
     destination: dict[str, Any]
 
 
 class WalletToken(Resource):
     token: str
+
+
+class FieldViolation(Resource):
+    pointer: str = Field(description="RFC 6901 JSON pointer into the request")
+    reason: str
+
+
+class ErrorEnvelope(Resource):
+    """Every error response, whatever the status."""
+
+    status_code: int = Field(alias="statusCode")
+    error: str = Field(description="HTTP reason phrase")
+    code: str = Field(description="Stable machine-readable code")
+    message: str = Field(description="Human-readable explanation; may change")
+    details: dict[str, Any] = Field(
+        description="Context; `fields` lists FieldViolation objects for invalid input"
+    )
+
+
+class Health(Resource):
+    status: str
+    checks: dict[str, str]

@@ -178,3 +178,25 @@ async def test_oversized_body_is_refused(
 async def test_unknown_path_and_method(client: httpx.AsyncClient) -> None:
     assert_envelope(await client.get("/v1/nothing-here"), 404, "NOT_FOUND")
     assert_envelope(await client.delete("/v1/customers"), 405, "METHOD_NOT_ALLOWED")
+
+
+async def test_unexpected_failure_is_an_envelope_and_is_logged(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.routing import Route
+
+    from api.errors import EXCEPTION_HANDLERS
+
+    async def boom(request: Request) -> None:
+        raise RuntimeError("database password is hunter2")
+
+    app = Starlette(routes=[Route("/boom", boom)], exception_handlers=EXCEPTION_HANDLERS)
+    transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
+    async with httpx.AsyncClient(transport=transport, base_url="http://t") as http:
+        response = await http.get("/boom")
+    body = assert_envelope(response, 500, "INTERNAL_ERROR")
+    assert body["error"] == "Internal Server Error"
+    assert "hunter2" not in response.text
+    assert "RuntimeError" in caplog.text  # operators still get the trace

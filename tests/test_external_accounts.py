@@ -15,7 +15,7 @@ from ramp.db.tables import ExternalAccount
 from tests.conftest import ProjectCredentials, bearer, make_customer
 
 TIMESTAMP = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
-ACH = {
+ACH: dict[str, Any] = {
     "rails": "ACH",
     "currency": "USD",
     "countryCode": "US",
@@ -23,7 +23,10 @@ ACH = {
     "accountIdentifier": {"routingNumber": "021000021", "accountNumber": "000123456789"},
     "beneficiary": {"name": "Alex Morgan", "taxId": "12-3456789"},
 }
-WALLET = {"address": "0x742d35Cc6634C0532925a3b844Bc454e4438f44e", "currency": "USDC_ETHEREUM"}
+WALLET: dict[str, Any] = {
+    "address": "0x742d35Cc6634C0532925a3b844Bc454e4438f44e",
+    "currency": "USDC_ETHEREUM",
+}
 
 
 def onramp(**changes: Any) -> dict[str, Any]:

@@ -1,0 +1,71 @@
+"""The OpenAPI document: valid, complete, and describing what the API really returns."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+from jsonschema import Draft202012Validator
+from openapi_spec_validator import validate
+from starlette.routing import Route
+
+from api.openapi import OPERATIONS, openapi_document
+from api.routes import V1
+from ramp.catalog import Rail, all_currencies
+from tests.conftest import ProjectCredentials, bearer
+from tests.test_external_accounts import onramp
+
+
+def conforms(document: dict[str, Any], component: str, instance: object) -> None:
+    schema = {"$ref": f"#/components/schemas/{component}", "components": document["components"]}
+    errors = list(Draft202012Validator(schema).iter_errors(instance))
+    assert errors == [], [error.message for error in errors]
+
+
+async def test_document_is_valid_openapi(client: httpx.AsyncClient) -> None:
+    response = await client.get("/v1/openapi.json")
+    assert response.status_code == 200
+    document = response.json()
+    validate(document)
+    schemas = document["components"]["schemas"]
+    assert schemas["CurrencyCode"]["enum"] == [c.code for c in all_currencies()]
+    assert schemas["Rail"]["enum"] == [rail.value for rail in Rail]
+
+
+def test_every_route_is_documented_and_nothing_else() -> None:
+    routes = {
+        (method, route.path)
+        for route in V1
+        if isinstance(route, Route) and route.path != "/openapi.json"
+        for method in (route.methods or set()) - {"HEAD"}
+    }
+    documented = {(operation.method, operation.path) for operation in OPERATIONS}
+    assert routes == documented
+
+
+async def test_responses_conform_to_the_document(
+    client: httpx.AsyncClient, project: ProjectCredentials
+) -> None:
+    document = openapi_document()
+    routes = await client.get("/v1/currencies/supported", headers=project.basic)
+    for route in routes.json():
+        conforms(document, "RouteResource", route)
+    for provider in (await client.get("/v1/providers", headers=project.basic)).json():
+        conforms(document, "ProviderResource", provider)
+    requirements = await client.get(
+        "/v1/external-accounts/requirements",
+        params={"src": "USD", "dest": "USDC_ETHEREUM"},
+        headers=project.basic,
+    )
+    conforms(document, "RequirementsResource", requirements.json())
+    customer = await client.post("/v1/customers", json={"id": "doc"}, headers=project.basic)
+    conforms(document, "CustomerResource", customer.json())
+    pair = await client.post(
+        "/v1/customers/external-accounts",
+        json=onramp(),
+        headers=bearer(customer.json()["access_token"]),
+    )
+    conforms(document, "ExternalAccountPair", pair.json())
+    error = await client.post("/v1/customers", json={}, headers=project.basic)
+    conforms(document, "ErrorEnvelope", error.json())
+    conforms(document, "CreateCustomer", {"id": "x", "metadata": {"a": 1}})
