@@ -74,6 +74,10 @@ async def authenticate_customer(request: Request) -> AuthenticatedCustomer:
         ) from error
     async with app.db() as session:
         customer = await session.get(Customer, claims.customer_id)
-    if customer is None or customer.project_id != claims.project_id:
+    if (
+        customer is None
+        or customer.project_id != claims.project_id
+        or claims.environment != app.settings.ramp_env
+    ):
         raise unauthorized("INVALID_TOKEN", "token is invalid", BEARER_CHALLENGE)
     return AuthenticatedCustomer(customer=customer, organization_id=claims.organization_id)

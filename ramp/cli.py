@@ -15,6 +15,7 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 
 from ramp.config import Settings
 from ramp.db.engine import create_engine
+from ramp.security.encryption import MissingKey
 from ramp.settings_loader import load_settings
 
 DATA_DIR_OPTION = click.option(
@@ -221,6 +222,9 @@ def main() -> None:
     except click.ClickException as error:
         error.show()
         code = error.exit_code
+    except MissingKey as error:
+        click.echo(f"Error: {error}", err=True)
+        code = 2
     sys.stdout.flush()
     sys.stderr.flush()
     # Skip interpreter finalisation: the Temporal SDK's native threads can abort it

@@ -119,6 +119,21 @@ def settings(
     )
 
 
+def derive_settings(base: Settings, **overrides: str) -> Settings:
+    """`base` with some values replaced (by environment variable name)."""
+    values: dict[str, Any] = {
+        "RAMP_ENV": base.ramp_env.value,
+        "RAMP_DATA_DIR": str(base.data_dir),
+        "DATABASE_URL": base.database_url,
+        "TEMPORAL_ADDRESS": base.temporal_address,
+        "RAMP_PUBLIC_URL": base.public_url,
+        "RAMP_SIGNING_KEY": base.signing_key.get_secret_value(),
+        "RAMP_ENCRYPTION_KEYS": base.encryption_keys.get_secret_value(),
+        **overrides,
+    }
+    return Settings(**values)
+
+
 @pytest.fixture(scope="session")
 def migrated(settings: Settings) -> Settings:
     upgrade(settings)

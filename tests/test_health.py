@@ -9,6 +9,7 @@ from asgi_lifespan import LifespanManager
 
 from api.app import create_app
 from ramp.config import Settings
+from tests.conftest import derive_settings
 
 
 async def test_healthy_when_database_and_temporal_answer(client: httpx.AsyncClient) -> None:
@@ -19,12 +20,11 @@ async def test_healthy_when_database_and_temporal_answer(client: httpx.AsyncClie
 
 async def test_unhealthy_names_what_failed(migrated: Settings, tmp_path: Path) -> None:
     # A port nothing listens on, and a database file in a folder that does not exist.
-    broken = Settings(
+    broken = derive_settings(
+        migrated,
         TEMPORAL_ADDRESS="127.0.0.1:1",
         DATABASE_URL=f"sqlite:///{tmp_path / 'missing' / 'x.db'}",
         RAMP_DATA_DIR=str(tmp_path),
-        RAMP_SIGNING_KEY=migrated.signing_key.get_secret_value(),
-        RAMP_ENCRYPTION_KEYS=migrated.encryption_keys.get_secret_value(),
     )
     app = create_app(broken)
     async with LifespanManager(app) as manager:

@@ -8,7 +8,7 @@ from ramp.config import Settings
 
 
 class MissingKey(RuntimeError):
-    pass
+    """Key material is absent or unusable: a configuration error, fatal at start."""
 
 
 class SecretBox:

@@ -15,6 +15,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from ramp.config import Settings
+from ramp.security.encryption import MissingKey
 
 ALGORITHM = "EdDSA"
 CUSTOMER_AUDIENCE = "ramp:customer"
@@ -48,12 +49,12 @@ class WalletClaims:
 class TokenService:
     def __init__(self, signing_key_pem: str, issuer: str, customer_ttl: timedelta) -> None:
         if not signing_key_pem.strip():
-            raise ValueError("RAMP_SIGNING_KEY is not set (generate one: `ramp keys generate`)")
+            raise MissingKey("RAMP_SIGNING_KEY is not set (generate one: `ramp keys generate`)")
         # `ramp keys generate` prints the PEM on one line with escaped newlines.
         pem = signing_key_pem.replace("\\n", "\n").encode()
         key = serialization.load_pem_private_key(pem, password=None)
         if not isinstance(key, Ed25519PrivateKey):
-            raise ValueError("RAMP_SIGNING_KEY must be an Ed25519 private key")
+            raise MissingKey("RAMP_SIGNING_KEY must be an Ed25519 private key")
         self._private_key = key
         self._public_key = key.public_key()
         self.issuer = issuer

@@ -1,0 +1,125 @@
+"""The `ramp` administration commands, run as a user would run them."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from ramp.config import Settings
+from ramp.security.credentials import client_secret_matches
+from ramp.security.tokens import CustomerClaims, TokenService
+
+
+def ramp(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(("RAMP_", "DATABASE"))}
+    return subprocess.run(
+        [sys.executable, "-m", "ramp", *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**clean, **(env or {})},
+        check=False,
+    )
+
+
+def test_project_create_prints_credentials_once(tmp_path: Path) -> None:
+    created = ramp("project", "create", "--name", "Acme", "--data-dir", str(tmp_path))
+    assert created.returncode == 0, created.stderr
+    body = json.loads(created.stdout)
+    assert set(body) == {"organizationId", "projectId", "clientId", "clientSecret"}
+    assert body["clientSecret"].startswith("sk_sandbox_")
+
+    import sqlite3
+
+    with sqlite3.connect(tmp_path / "ramp.db") as connection:
+        row = connection.execute(
+            "SELECT client_secret_hash, client_secret_encrypted FROM project WHERE id = ?",
+            (body["projectId"],),
+        ).fetchone()
+    stored_hash, encrypted = row
+    # Stored as a hash and as ciphertext, never in plaintext.
+    assert client_secret_matches(body["clientSecret"], stored_hash)
+    assert body["clientSecret"] not in encrypted
+    assert body["clientSecret"] not in (tmp_path / "ramp.db").read_bytes().decode("latin-1")
+
+    trusted = ramp(
+        "project",
+        "trust-issuer",
+        "--project-id",
+        body["projectId"],
+        "--issuer",
+        "https://login.example",
+        "--audience",
+        "app",
+        "--jwks-url",
+        "https://login.example/jwks",
+        "--data-dir",
+        str(tmp_path),
+    )
+    assert trusted.returncode == 0, trusted.stderr
+    assert json.loads(trusted.stdout)["issuer"] == "https://login.example"
+
+
+def test_trust_issuer_refuses_bad_input_clearly(tmp_path: Path) -> None:
+    created = ramp("project", "create", "--name", "A", "--data-dir", str(tmp_path))
+    project_id = json.loads(created.stdout)["projectId"]
+    insecure = ramp(
+        "project",
+        "trust-issuer",
+        "--project-id",
+        project_id,
+        "--issuer",
+        "https://login.example",
+        "--audience",
+        "app",
+        "--jwks-url",
+        "http://login.example/jwks",
+        "--data-dir",
+        str(tmp_path),
+    )
+    assert insecure.returncode == 1
+    assert "https" in insecure.stderr
+    assert "Traceback" not in insecure.stderr
+    unknown = ramp(
+        "project",
+        "trust-issuer",
+        "--project-id",
+        "nope",
+        "--issuer",
+        "https://login.example",
+        "--audience",
+        "app",
+        "--jwks-url",
+        "https://login.example/jwks",
+        "--data-dir",
+        str(tmp_path),
+    )
+    assert unknown.returncode == 1
+    assert "no project nope" in unknown.stderr
+
+
+def test_generated_keys_configure_the_service(tmp_path: Path) -> None:
+    generated = ramp("keys", "generate")
+    assert generated.returncode == 0
+    env_file = tmp_path / ".env"
+    env_file.write_text(generated.stdout)
+    settings = Settings(_env_file=env_file)
+    tokens = TokenService.from_settings(settings)
+    claims = CustomerClaims("c", "p", "o", "production")
+    assert tokens.verify_customer_token(tokens.issue_customer_token(claims)) == claims
+
+
+def test_production_never_invents_keys(tmp_path: Path) -> None:
+    result = ramp(
+        "project",
+        "create",
+        "--name",
+        "Live",
+        env={"RAMP_ENV": "production", "RAMP_DATA_DIR": str(tmp_path)},
+    )
+    assert result.returncode != 0
+    assert "RAMP_ENCRYPTION_KEYS is not set" in result.stderr
+    assert not (tmp_path / "keys.json").exists()

@@ -1,0 +1,79 @@
+"""Sandbox and production deployments keep their projects apart."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import httpx
+import pytest
+from asgi_lifespan import LifespanManager
+from sqlmodel.ext.asyncio.session import AsyncSession
+
+from api.app import create_app
+from ramp import projects
+from ramp.config import Environment, Settings
+from ramp.security.encryption import SecretBox
+from tests.conftest import ProjectCredentials, bearer, derive_settings
+
+
+@pytest.fixture
+async def production_client(migrated: Settings) -> AsyncIterator[httpx.AsyncClient]:
+    settings = derive_settings(migrated, RAMP_ENV="production")
+    app = create_app(settings)
+    async with LifespanManager(app) as manager:
+        transport = httpx.ASGITransport(app=manager.app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as http:
+            yield http
+
+
+async def production_project(db: AsyncSession, settings: Settings) -> ProjectCredentials:
+    created = await projects.create_project(
+        db,
+        name="Live",
+        environment=Environment.PRODUCTION,
+        secret_box=SecretBox.from_settings(settings),
+    )
+    assert created.clientSecret.startswith("sk_live_")
+    return ProjectCredentials(
+        created.organizationId, created.projectId, created.clientId, created.clientSecret
+    )
+
+
+async def test_production_project_routes_only_through_configured_providers(
+    production_client: httpx.AsyncClient, db: AsyncSession, migrated: Settings
+) -> None:
+    live = await production_project(db, migrated)
+    routes = await production_client.get("/v1/currencies/supported", headers=live.basic)
+    assert routes.status_code == 200
+    # No real provider adapter is configured (none exist yet): nothing to route through.
+    assert routes.json() == []
+    assert (await production_client.get("/v1/providers", headers=live.basic)).json() == []
+    requirements = await production_client.get(
+        "/v1/external-accounts/requirements",
+        params={"src": "USD", "dest": "USDC_ETHEREUM"},
+        headers=live.basic,
+    )
+    assert requirements.status_code == 400
+    assert requirements.json()["code"] == "UNSUPPORTED_ROUTE"
+
+
+async def test_credentials_and_tokens_work_only_in_their_environment(
+    client: httpx.AsyncClient,
+    production_client: httpx.AsyncClient,
+    project: ProjectCredentials,
+    db: AsyncSession,
+    migrated: Settings,
+) -> None:
+    live = await production_project(db, migrated)
+    # Sandbox credentials against production, and production credentials against sandbox.
+    refused = await production_client.get("/v1/providers", headers=project.basic)
+    assert refused.status_code == 401
+    assert refused.json()["code"] == "INVALID_CREDENTIALS"
+    assert (await client.get("/v1/providers", headers=live.basic)).status_code == 401
+    sandbox_customer = await client.post("/v1/customers", json={"id": "c"}, headers=project.basic)
+    token = sandbox_customer.json()["access_token"]
+    response = await production_client.post(
+        "/v1/customers/external-accounts", json={}, headers=bearer(token)
+    )
+    assert response.status_code == 401
+    assert response.json()["code"] == "INVALID_TOKEN"
