@@ -91,6 +91,8 @@ class DevStack:
                             ui_port=self.ui_port,
                             db_file=self.data_dir / "temporal.db",
                             namespace=settings.temporal_namespace,
+                            # Its shutdown prints a dozen harmless warnings at "warn".
+                            log_level="error",
                         ),
                     )
                 )

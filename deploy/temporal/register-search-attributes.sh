@@ -1,0 +1,38 @@
+#!/bin/sh
+# Registers ramp's custom search attributes in $TEMPORAL_NAMESPACE on the server at
+# $TEMPORAL_ADDRESS. Idempotent: docker compose runs it on every `up`.
+#
+# Runs in the temporalio/admin-tools image (any image with the `temporal` CLI works).
+# The names must match SEARCH_ATTRIBUTES in ramp/temporal.py (tests/test_supervisor.py
+# checks this): without them every workflow task that upserts one fails, forever.
+set -eu
+
+: "${TEMPORAL_ADDRESS:?TEMPORAL_ADDRESS must be set (HOST:PORT)}"
+export TEMPORAL_ADDRESS
+NAMESPACE="${TEMPORAL_NAMESPACE:-default}"
+KEYWORD_ATTRIBUTES="RampIntentStatus RampProjectId RampCustomerId RampProviderCode RampCurrentStep"
+# The server's auto-setup registers the namespace a little after it starts serving.
+WAIT_SECONDS="${WAIT_SECONDS:-120}"
+
+waited=0
+until temporal operator namespace describe --namespace "$NAMESPACE" >/dev/null 2>&1; do
+    if [ "$waited" -ge "$WAIT_SECONDS" ]; then
+        echo "namespace $NAMESPACE is not available at $TEMPORAL_ADDRESS after ${WAIT_SECONDS}s" >&2
+        exit 1
+    fi
+    sleep 2
+    waited=$((waited + 2))
+done
+
+existing="$(temporal operator search-attribute list --namespace "$NAMESPACE")"
+for name in $KEYWORD_ATTRIBUTES; do
+    # -w: whole word, so a registered "RampIntentStatusOld" does not count.
+    if printf '%s\n' "$existing" | grep -qw "$name"; then
+        echo "search attribute $name: already registered in $NAMESPACE"
+    else
+        # One name per call: older CLIs want a --type for every --name.
+        temporal operator search-attribute create --namespace "$NAMESPACE" \
+            --name "$name" --type Keyword
+        echo "search attribute $name: registered in $NAMESPACE"
+    fi
+done

@@ -1,0 +1,424 @@
+"""A small process supervisor: `ramp dev` runs Temporal, the worker and the API as one group.
+
+Usage from synchronous code (the CLI)::
+
+    with Supervisor() as sup:          # leaving the block always stops every child
+        sup.start(ChildSpec("temporal", temporal_argv))
+        asyncio.run(wait_until_serving(address, namespace, 30,
+                                       is_alive=lambda: sup.is_running("temporal")))
+        sup.start(ChildSpec("worker", [sys.executable, "-m", "ramp", "worker"]))
+        sup.start(ChildSpec("api", [sys.executable, "-m", "ramp", "api"]))
+        raise SystemExit(sup.wait())   # until Ctrl-C/SIGTERM/SIGHUP or a child exits
+
+Design choices, and why:
+
+- Each child runs in its own process group. A Ctrl-C in the terminal therefore reaches
+  only the supervisor, which then stops the children one at a time in reverse start order
+  (API first, Temporal last), so the worker does not log errors about a server that
+  vanished under it. Signals go to the child's whole group, so grandchildren (uvicorn's
+  reloader, for instance) are covered too.
+- On Linux each child gets PR_SET_PDEATHSIG=SIGTERM: if the supervisor is SIGKILLed its
+  children still stop. The signal fires when the *thread* that started the child ends,
+  so call `start()` from a thread that lives as long as the children (the main thread).
+- Every blocking wait is on one `queue.SimpleQueue`, fed by per-child waiter threads and
+  by the signal handlers; `SimpleQueue.put` is reentrant, so it is safe in a handler.
+  Helper threads are created with SIGINT/SIGTERM/SIGHUP blocked so that the kernel
+  delivers those signals to the main thread, which is the only one that can run Python
+  signal handlers promptly.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import os
+import queue
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from types import FrameType, TracebackType
+from typing import IO, TextIO, cast
+
+SHUTDOWN_SIGNALS: tuple[signal.Signals, ...] = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+# After a child exits on its own, how long to wait for a shutdown signal that may have
+# been sent to everyone at once (e.g. `kill -INT` on a group that includes the children):
+# such an exit is part of a requested shutdown, not a crash.
+_SIGNAL_RACE_WINDOW = 0.25
+
+_PR_SET_PDEATHSIG = 1
+
+
+@dataclass
+class ChildSpec:
+    name: str
+    argv: list[str]
+    # Extra environment variables, layered over the supervisor's own environment.
+    env: dict[str, str] | None = None
+    # True: output is read line by line and printed as "[name] line". False: the child
+    # writes straight to our stdout/stderr (keeps its colours and tty detection).
+    log_prefix: bool = True
+
+
+class SupervisorError(RuntimeError):
+    pass
+
+
+@dataclass
+class _Child:
+    spec: ChildSpec
+    process: subprocess.Popen[bytes]
+    exited: threading.Event = field(default_factory=threading.Event)
+    reader: threading.Thread | None = None
+    waiter: threading.Thread | None = None
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+
+@dataclass(frozen=True)
+class _SignalEvent:
+    signum: int
+
+
+@dataclass(frozen=True)
+class _StopEvent:
+    reason: str
+
+
+@dataclass(frozen=True)
+class _ExitEvent:
+    child: _Child
+
+
+_Event = _SignalEvent | _StopEvent | _ExitEvent
+
+
+def _resolve_prctl() -> Callable[[int, int], int] | None:
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+    prctl.argtypes = [ctypes.c_int, ctypes.c_ulong]
+    prctl.restype = ctypes.c_int
+    return cast(Callable[[int, int], int], prctl)
+
+
+# Resolved once in the parent: the code between fork and exec must do as little as
+# possible (no dlopen, no imports), because other threads may hold locks at fork time.
+_PRCTL = _resolve_prctl()
+
+
+def _make_preexec(parent_pid: int) -> Callable[[], None] | None:
+    prctl = _PRCTL
+    if prctl is None:
+        return None
+    sigterm = int(signal.SIGTERM)
+
+    def preexec() -> None:
+        prctl(_PR_SET_PDEATHSIG, sigterm)
+        # The parent may have died between fork() and prctl(): then nobody will send it.
+        if os.getppid() != parent_pid:
+            os.kill(os.getpid(), signal.SIGTERM)
+
+    return preexec
+
+
+@contextlib.contextmanager
+def _signals_blocked() -> Iterator[None]:
+    """Threads started inside inherit a mask without our shutdown signals."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, SHUTDOWN_SIGNALS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+def describe_returncode(returncode: int) -> str:
+    if returncode < 0:
+        try:
+            return f"signal {signal.Signals(-returncode).name}"
+        except ValueError:
+            return f"signal {-returncode}"
+    return f"code {returncode}"
+
+
+def exit_status(returncode: int) -> int:
+    """A non-zero process exit status that reflects a child's return code."""
+    if returncode < 0:
+        return 128 - returncode  # the shell's convention for "killed by signal N"
+    return returncode or 1
+
+
+class Supervisor:
+    """Runs child processes as one group: if one stops, all stop.
+
+    `grace_period` is how long each child gets between SIGTERM and SIGKILL.
+    """
+
+    def __init__(
+        self,
+        *,
+        grace_period: float = 10.0,
+        out: TextIO | None = None,
+        name: str = "ramp",
+    ) -> None:
+        self.grace_period = grace_period
+        self.name = name
+        self._out = out
+        self._out_lock = threading.Lock()
+        self._children: list[_Child] = []
+        self._events: queue.SimpleQueue[_Event] = queue.SimpleQueue()
+        self._stopping = False
+        self._force_kill = False
+        self._force_kill_reported = False
+        self._pid = os.getpid()
+
+    # -- public API ----------------------------------------------------------------
+
+    def start(self, spec: ChildSpec) -> None:
+        """Start one child. Raises SupervisorError if it cannot be started."""
+        if self._stopping:
+            raise SupervisorError("the supervisor is stopping; no new children")
+        if any(child.name == spec.name for child in self._children):
+            raise SupervisorError(f"a child named {spec.name!r} was already started")
+        env = None if spec.env is None else {**os.environ, **spec.env}
+        output = subprocess.PIPE if spec.log_prefix else None
+        try:
+            process = subprocess.Popen(  # noqa: S603 - argv comes from our own code
+                spec.argv,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=output,
+                stderr=subprocess.STDOUT if spec.log_prefix else None,
+                # Own process group: terminal signals reach only us (see module doc).
+                process_group=0,
+                preexec_fn=_make_preexec(self._pid),
+            )
+        except OSError as error:
+            raise SupervisorError(f"cannot start {spec.name} ({spec.argv[0]}): {error}") from error
+        child = _Child(spec, process)
+        self._children.append(child)
+        with _signals_blocked():
+            if process.stdout is not None:
+                child.reader = threading.Thread(
+                    target=self._forward_output,
+                    args=(child.name, process.stdout),
+                    name=f"supervisor-reader-{child.name}",
+                    daemon=True,
+                )
+                child.reader.start()
+            child.waiter = threading.Thread(
+                target=self._await_exit,
+                args=(child,),
+                name=f"supervisor-waiter-{child.name}",
+                daemon=True,
+            )
+            child.waiter.start()
+
+    def run(self, specs: Iterable[ChildSpec]) -> int:
+        """Start every spec in order, then `wait()`. Stops everything on any error."""
+        try:
+            for spec in specs:
+                self.start(spec)
+        except BaseException:
+            self.stop()
+            raise
+        return self.wait()
+
+    def wait(self) -> int:
+        """Block until a shutdown signal, `request_stop()`, or any child exits; then stop all.
+
+        Returns 0 for a requested shutdown, non-zero when a child exited on its own.
+        Signal handlers are installed only when called from the main thread.
+        """
+        with self._handle_signals(self._on_shutdown_signal):
+            failed = self._wait_for_reason()
+            if failed is not None:
+                rc = failed.process.returncode
+                self.log(f"{failed.name} exited unexpectedly with {describe_returncode(rc)}")
+            self.stop()
+        if failed is not None:
+            rc = failed.process.returncode
+            # Repeated after shutdown, where it is not buried in the others' shutdown logs.
+            self.log(
+                f"stopped because {failed.name} exited unexpectedly ({describe_returncode(rc)})"
+            )
+            return exit_status(rc)
+        return 0
+
+    def request_stop(self, reason: str = "stop requested") -> None:
+        """Make `wait()` return after stopping everything. Thread- and signal-safe."""
+        self._events.put(_StopEvent(reason))
+
+    def stop(self) -> None:
+        """Stop children in reverse start order: SIGTERM, grace period, then SIGKILL.
+
+        Reaps every child. Idempotent. A shutdown signal during it escalates to SIGKILL.
+        """
+        self._stopping = True
+        # Wakes a wait() blocked in another thread: children exiting now are not events.
+        self._events.put(_StopEvent("stop() called"))
+        with self._handle_signals(self._on_signal_while_stopping):
+            for child in reversed(self._children):
+                self._stop_child(child)
+            for child in self._children:
+                # Leftover grandchildren in the child's group die with it; then drain output.
+                self._kill_group(child, signal.SIGKILL)
+                if child.reader is not None:
+                    child.reader.join(timeout=1.0)
+        if self._force_kill and not self._force_kill_reported:
+            self._force_kill_reported = True
+            self.log("shutdown signal received again: killed the remaining processes")
+
+    def is_running(self, name: str) -> bool:
+        return self._child(name).process.poll() is None
+
+    def pid(self, name: str) -> int:
+        return self._child(name).process.pid
+
+    def returncode(self, name: str) -> int | None:
+        return self._child(name).process.poll()
+
+    @property
+    def names(self) -> list[str]:
+        return [child.name for child in self._children]
+
+    def log(self, message: str) -> None:
+        self._write(f"[{self.name}] {message}\n")
+
+    def __enter__(self) -> Supervisor:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+    # -- waiting -------------------------------------------------------------------
+
+    def _wait_for_reason(self) -> _Child | None:
+        """The child that exited on its own, or None for a requested shutdown."""
+        # Children that died before wait() was called are already in the queue.
+        while True:
+            try:
+                event = self._events.get(timeout=1.0)
+            except queue.Empty:
+                continue
+            if isinstance(event, _SignalEvent):
+                self.log(f"received {signal.Signals(event.signum).name}, stopping")
+                return None
+            if isinstance(event, _StopEvent):
+                self.log(f"{event.reason}, stopping")
+                return None
+            if event.child.reader is not None:
+                # Its last words (a traceback, usually) go before our report.
+                event.child.reader.join(timeout=1.0)
+            if self._signal_follows():
+                return None
+            return event.child
+
+    def _signal_follows(self) -> bool:
+        deadline = time.monotonic() + _SIGNAL_RACE_WINDOW
+        while (remaining := deadline - time.monotonic()) > 0:
+            try:
+                event = self._events.get(timeout=remaining)
+            except queue.Empty:
+                return False
+            if not isinstance(event, _ExitEvent):
+                self.log("shutdown requested, stopping")
+                return True
+        return False
+
+    def _await_exit(self, child: _Child) -> None:
+        child.process.wait()
+        child.exited.set()
+        if not self._stopping:
+            self._events.put(_ExitEvent(child))
+
+    # -- stopping ------------------------------------------------------------------
+
+    def _stop_child(self, child: _Child) -> None:
+        if child.process.poll() is None:
+            self._kill_group(child, signal.SIGKILL if self._force_kill else signal.SIGTERM)
+            if not child.exited.wait(self.grace_period):
+                self.log(
+                    f"{child.name} did not stop within {self.grace_period:g} s, sending SIGKILL"
+                )
+                self._kill_group(child, signal.SIGKILL)
+        # Reap for certain: the waiter thread is a daemon and may not have run yet.
+        child.process.wait()
+
+    def _kill_group(self, child: _Child, sig: signal.Signals) -> None:
+        pid = child.process.pid
+        try:
+            os.killpg(pid, sig)
+        except ProcessLookupError:
+            return  # the whole group is gone already
+        except PermissionError:
+            # Seen on macOS for a group whose leader is a zombie: signal the leader.
+            with contextlib.suppress(ProcessLookupError):
+                child.process.send_signal(sig)
+
+    def _kill_all_now(self) -> None:
+        self._force_kill = True
+        for child in self._children:
+            self._kill_group(child, signal.SIGKILL)
+
+    # -- signals -------------------------------------------------------------------
+
+    def _on_shutdown_signal(self, signum: int, frame: FrameType | None) -> None:
+        self._events.put(_SignalEvent(signum))
+
+    def _on_signal_while_stopping(self, signum: int, frame: FrameType | None) -> None:
+        # No logging here: writing to a stream the interrupted code may be writing to
+        # raises "reentrant call"; stop() reports the escalation afterwards.
+        self._kill_all_now()
+
+    @contextlib.contextmanager
+    def _handle_signals(self, handler: Callable[[int, FrameType | None], None]) -> Iterator[None]:
+        if threading.current_thread() is not threading.main_thread():
+            yield
+            return
+        previous = {sig: signal.signal(sig, handler) for sig in SHUTDOWN_SIGNALS}
+        try:
+            yield
+        finally:
+            for sig, old in previous.items():
+                signal.signal(sig, old)
+
+    # -- output --------------------------------------------------------------------
+
+    def _forward_output(self, name: str, stream: IO[bytes]) -> None:
+        prefix = f"[{name}] "
+        with stream:
+            for raw in iter(stream.readline, b""):
+                line = raw.decode("utf-8", errors="replace").rstrip("\r\n")
+                self._write(f"{prefix}{line}\n")
+
+    def _write(self, text: str) -> None:
+        out = self._out if self._out is not None else sys.stdout
+        # Keep draining the child's pipe even if our stdout is gone (`ramp dev | head`),
+        # or the child would block on a full pipe.
+        with self._out_lock, contextlib.suppress(OSError, ValueError):
+            out.write(text)
+            out.flush()
+
+    def _child(self, name: str) -> _Child:
+        for child in self._children:
+            if child.name == name:
+                return child
+        raise KeyError(name)
