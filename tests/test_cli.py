@@ -25,6 +25,25 @@ def ramp(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedP
     )
 
 
+def trust_issuer(
+    data_dir: Path, project_id: str, jwks_url: str
+) -> subprocess.CompletedProcess[str]:
+    return ramp(
+        "project",
+        "trust-issuer",
+        "--project-id",
+        project_id,
+        "--issuer",
+        "https://login.example",
+        "--audience",
+        "app",
+        "--jwks-url",
+        jwks_url,
+        "--data-dir",
+        str(data_dir),
+    )
+
+
 def test_project_create_prints_credentials_once(tmp_path: Path) -> None:
     created = ramp("project", "create", "--name", "Acme", "--data-dir", str(tmp_path))
     assert created.returncode == 0, created.stderr
@@ -45,20 +64,7 @@ def test_project_create_prints_credentials_once(tmp_path: Path) -> None:
     assert body["clientSecret"] not in encrypted
     assert body["clientSecret"] not in (tmp_path / "ramp.db").read_bytes().decode("latin-1")
 
-    trusted = ramp(
-        "project",
-        "trust-issuer",
-        "--project-id",
-        body["projectId"],
-        "--issuer",
-        "https://login.example",
-        "--audience",
-        "app",
-        "--jwks-url",
-        "https://login.example/jwks",
-        "--data-dir",
-        str(tmp_path),
-    )
+    trusted = trust_issuer(tmp_path, body["projectId"], "https://login.example/jwks")
     assert trusted.returncode == 0, trusted.stderr
     assert json.loads(trusted.stdout)["issuer"] == "https://login.example"
 
@@ -66,37 +72,11 @@ def test_project_create_prints_credentials_once(tmp_path: Path) -> None:
 def test_trust_issuer_refuses_bad_input_clearly(tmp_path: Path) -> None:
     created = ramp("project", "create", "--name", "A", "--data-dir", str(tmp_path))
     project_id = json.loads(created.stdout)["projectId"]
-    insecure = ramp(
-        "project",
-        "trust-issuer",
-        "--project-id",
-        project_id,
-        "--issuer",
-        "https://login.example",
-        "--audience",
-        "app",
-        "--jwks-url",
-        "http://login.example/jwks",
-        "--data-dir",
-        str(tmp_path),
-    )
+    insecure = trust_issuer(tmp_path, project_id, "http://login.example/jwks")
     assert insecure.returncode == 1
     assert "https" in insecure.stderr
     assert "Traceback" not in insecure.stderr
-    unknown = ramp(
-        "project",
-        "trust-issuer",
-        "--project-id",
-        "nope",
-        "--issuer",
-        "https://login.example",
-        "--audience",
-        "app",
-        "--jwks-url",
-        "https://login.example/jwks",
-        "--data-dir",
-        str(tmp_path),
-    )
+    unknown = trust_issuer(tmp_path, "nope", "https://login.example/jwks")
     assert unknown.returncode == 1
     assert "no project nope" in unknown.stderr
 
