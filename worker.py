@@ -30,6 +30,7 @@ from ramp import temporal
 from ramp.config import Settings
 from ramp.db.engine import create_engine, session_factory
 from ramp.housekeeping import PURGE_INTERVAL_MINUTES, SCHEDULE_ID, NoncePurge
+from ramp.settings_loader import load_settings
 from workflows.housekeeping import PurgeExpiredNonces
 
 logger = logging.getLogger("ramp.worker")
@@ -91,7 +92,7 @@ async def run(settings: Settings) -> None:
 
 def main() -> None:
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
-    asyncio.run(run(Settings()))
+    asyncio.run(run(load_settings()))
 
 
 if __name__ == "__main__":

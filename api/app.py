@@ -8,6 +8,7 @@ from typing import Any
 
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
+from starlette.routing import Mount
 
 from api.errors import EXCEPTION_HANDLERS
 from api.middleware import BodySizeLimit
@@ -17,7 +18,6 @@ from ramp import temporal
 from ramp.config import Settings
 from ramp.db.engine import create_engine, session_factory
 from ramp.identity.oidc import OidcVerifier
-from ramp.security.encryption import SecretBox
 from ramp.security.tokens import TokenService
 
 
@@ -25,7 +25,6 @@ def create_app(settings: Settings | None = None) -> Starlette:
     settings = settings or Settings()
     # Built before serving so that a missing key fails the start, not the first request.
     tokens = TokenService.from_settings(settings)
-    secret_box = SecretBox.from_settings(settings)
 
     @asynccontextmanager
     async def lifespan(_app: Starlette) -> AsyncIterator[dict[str, Any]]:
@@ -40,16 +39,21 @@ def create_app(settings: Settings | None = None) -> Starlette:
                     db=session_factory(engine),
                     temporal=client,
                     tokens=tokens,
-                    secret_box=secret_box,
                     oidc=OidcVerifier(),
                 )
             }
         finally:
             await engine.dispose()
 
-    return Starlette(
+    app = Starlette(
         routes=ROUTES,
         middleware=[Middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)],
         exception_handlers=EXCEPTION_HANDLERS,
         lifespan=lifespan,
     )
+    # A path we do not serve is a 404 envelope, not a redirect to a guess.
+    app.router.redirect_slashes = False
+    for route in ROUTES:
+        if isinstance(route, Mount):
+            route.app.redirect_slashes = False  # type: ignore[attr-defined]
+    return app

@@ -25,8 +25,11 @@ async def read_json(request: Request, model: type[Body]) -> Body:
     try:
         # parse_constant refuses NaN/Infinity, which are not JSON.
         data = json.loads(raw, parse_constant=_refuse_constant)
-    except (ValueError, UnicodeDecodeError) as error:
+    except (ValueError, UnicodeDecodeError, RecursionError) as error:
         raise bad_request("INVALID_JSON", "request body is not valid JSON") from error
+    if b"\\u0000" in raw:
+        # No field of ours may hold NUL, and PostgreSQL text cannot store it.
+        raise bad_request("INVALID_JSON", "request body must not contain NUL characters")
     if not isinstance(data, dict):
         raise bad_request("INVALID_JSON", "request body must be a JSON object")
     try:

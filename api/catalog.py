@@ -2,15 +2,23 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 
 from api.auth import authenticate_project
 from api.errors import bad_request
-from api.render import json_list, provider_resource
+from api.render import json_list, json_resource, provider_resource
 from api.schemas import RequirementsResource, RouteResource
 from api.services import services
-from ramp.catalog import UnsupportedRoute, route_requirements, supported_routes
+from ramp.catalog import (
+    Provider,
+    RouteRequirements,
+    UnsupportedRoute,
+    route_requirements,
+    supported_routes,
+)
 from ramp.projects import project_providers
 
 
@@ -44,14 +52,20 @@ async def get_requirements(request: Request) -> Response:
         )
     async with services(request).db() as session:
         providers = await project_providers(session, project)
+    requirements = requirements_for_route(src, dest, providers)
+    return json_resource(
+        RequirementsResource(
+            src=requirements.src,
+            dest=requirements.dest,
+            source=requirements.source,
+            destination=requirements.destination,
+        )
+    )
+
+
+def requirements_for_route(src: str, dest: str, providers: Sequence[Provider]) -> RouteRequirements:
+    """The route's account schemas, or the 400 that names an unsupported route."""
     try:
-        requirements = route_requirements(src, dest, providers)
+        return route_requirements(src, dest, providers)
     except UnsupportedRoute as error:
         raise bad_request("UNSUPPORTED_ROUTE", error.reason, {"src": src, "dest": dest}) from error
-    body = RequirementsResource(
-        src=requirements.src,
-        dest=requirements.dest,
-        source=requirements.source,
-        destination=requirements.destination,
-    )
-    return JSONResponse(body.model_dump(mode="json"))

@@ -95,8 +95,9 @@ async def _http_error(_request: Request, exc: Exception) -> Response:
 
 
 async def _unexpected(request: Request, exc: Exception) -> Response:
-    # Logged with the trace for operators; the client gets the envelope only.
-    logger.exception("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
+    # The client gets the envelope only. Starlette re-raises after this handler so the
+    # server logs the trace; this line adds which request failed.
+    logger.error("unhandled %s on %s %s", type(exc).__name__, request.method, request.url.path)
     return error_response(500, "INTERNAL_ERROR", "an unexpected error occurred")
 
 

@@ -10,30 +10,25 @@ from starlette.responses import Response
 
 from api.auth import authenticate_customer
 from api.body import read_json
+from api.catalog import requirements_for_route
 from api.errors import bad_request
 from api.render import external_account_resource, json_resource
 from api.schemas import CreateExternalAccounts, ExternalAccountPair
 from api.services import services
-from ramp.catalog import UnsupportedRoute, currency_by_code, route_requirements, validate_account
+from ramp.catalog import currency_by_code, validate_account
 from ramp.db.tables import ExternalAccount, Project
 from ramp.projects import project_providers
 
 
 async def create_external_accounts(request: Request) -> Response:
-    principal = await authenticate_customer(request)
+    customer = await authenticate_customer(request)
     body = await read_json(request, CreateExternalAccounts)
-    customer = principal.customer
     app = services(request)
     async with app.db() as session:
         project = await session.get(Project, customer.project_id)
         assert project is not None  # customers are never orphaned (foreign key)
         providers = await project_providers(session, project)
-        try:
-            requirements = route_requirements(body.src, body.dest, providers)
-        except UnsupportedRoute as error:
-            raise bad_request(
-                "UNSUPPORTED_ROUTE", error.reason, {"src": body.src, "dest": body.dest}
-            ) from error
+        requirements = requirements_for_route(body.src, body.dest, providers)
         violations = [
             {"pointer": f"/{side}{violation.pointer}", "reason": violation.reason}
             for side, schema, metadata in (

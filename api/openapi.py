@@ -33,6 +33,8 @@ class Operation:
     item: type[BaseModel] | None = None  # for "list" responses
     parameters: tuple[dict[str, Any], ...] = ()
     errors: tuple[int, ...] = ()
+    # Other success statuses with the same body (create-or-retrieve answers 200 too).
+    also: tuple[int, ...] = ()
 
 
 def _query(name: str, description: str) -> dict[str, Any]:
@@ -76,6 +78,7 @@ OPERATIONS: tuple[Operation, ...] = (
         request=schemas.CreateCustomer,
         response=schemas.CustomerResource,
         errors=(400, 401, 409),
+        also=(200,),
     ),
     Operation(
         "GET",
@@ -150,8 +153,8 @@ def _operation(operation: Operation) -> dict[str, Any]:
         "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorEnvelope"}}},
     }
     responses: dict[str, Any] = {str(operation.status): _response(operation)}
-    if operation.operation_id == "createCustomer":
-        responses["200"] = _response(operation)
+    for status in operation.also:
+        responses[str(status)] = _response(operation)
     for status in (*operation.errors, *_COMMON_ERRORS):
         if status == 415 and operation.request is None:
             continue

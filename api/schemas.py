@@ -16,6 +16,7 @@ from pydantic import (
 )
 
 from ramp.catalog import AccountType, CurrencyType, MovementType, Rail, all_currencies
+from ramp.identity.wallet import MAX_MESSAGE_LENGTH
 
 
 def format_timestamp(value: datetime) -> str:
@@ -40,7 +41,9 @@ CURRENCY_CODE_SCHEMA = {
     "enum": [currency.code for currency in all_currencies()],
 }
 CurrencyCode = Annotated[str, WithJsonSchema(CURRENCY_CODE_SCHEMA)]
-Identifier = Annotated[StrictStr, Field(min_length=1, max_length=200)]
+Identifier = Annotated[
+    StrictStr, Field(min_length=1, max_length=200, pattern=r"^[^\x00-\x1f\x7f]+$")
+]
 
 
 class RequestBody(BaseModel):
@@ -62,7 +65,7 @@ class CreateCustomer(RequestBody):
 
 
 class WalletChallenge(RequestBody):
-    message: Annotated[StrictStr, Field(min_length=1, max_length=4096)]
+    message: Annotated[StrictStr, Field(min_length=1, max_length=MAX_MESSAGE_LENGTH)]
     signature: Annotated[StrictStr, Field(min_length=1, max_length=1024)]
     ttl_in_seconds: Annotated[StrictInt, Field(ge=60, le=86400)] = Field(
         default=3600, alias="ttlInSeconds"
@@ -169,11 +172,6 @@ class WalletToken(Resource):
     token: str
 
 
-class FieldViolation(Resource):
-    pointer: str = Field(description="RFC 6901 JSON pointer into the request")
-    reason: str
-
-
 class ErrorEnvelope(Resource):
     """Every error response, whatever the status."""
 
@@ -184,8 +182,3 @@ class ErrorEnvelope(Resource):
     details: dict[str, Any] = Field(
         description="Context; `fields` lists FieldViolation objects for invalid input"
     )
-
-
-class Health(Resource):
-    status: str
-    checks: dict[str, str]

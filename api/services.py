@@ -11,7 +11,6 @@ from temporalio.client import Client
 
 from ramp.config import Settings
 from ramp.identity.oidc import OidcVerifier
-from ramp.security.encryption import SecretBox
 from ramp.security.tokens import TokenService
 
 
@@ -22,7 +21,6 @@ class Services:
     db: async_sessionmaker[AsyncSession]
     temporal: Client
     tokens: TokenService
-    secret_box: SecretBox
     oidc: OidcVerifier
 
 

@@ -12,7 +12,7 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 
 from api.body import read_json
-from api.errors import ApiError, bad_request
+from api.errors import bad_request, unauthorized
 from api.render import json_resource
 from api.schemas import WalletChallenge, WalletToken
 from api.services import services
@@ -21,9 +21,13 @@ from ramp.db.types import utcnow
 from ramp.identity.wallet import WalletSignInError, verify_sign_in
 
 NO_STORE = {"Cache-Control": "no-store"}
+SIWE_CHALLENGE = 'SIWE realm="ramp"'
 
 
 async def issue_nonce(request: Request) -> Response:
+    if request.method == "HEAD":
+        # Starlette answers HEAD with the GET endpoint: a probe must not store a nonce.
+        return PlainTextResponse("", headers=NO_STORE)
     app = services(request)
     nonce = secrets.token_hex(16)  # EIP-4361: alphanumeric, at least 8 characters
     now = utcnow()
@@ -58,7 +62,7 @@ async def verify_challenge(request: Request) -> Response:
     except WalletSignInError as error:
         if error.code == "SIWE_MALFORMED":
             raise bad_request(error.code, error.message) from error
-        raise ApiError(401, error.code, error.message) from error
+        raise unauthorized(error.code, error.message, SIWE_CHALLENGE) from error
     # Consumed only after the signature checked out, and atomically: of two requests
     # racing with the same nonce, exactly one wins.
     now = utcnow()
@@ -74,12 +78,14 @@ async def verify_challenge(request: Request) -> Response:
         )
         await session.commit()
     if consumed.rowcount != 1:
-        raise ApiError(
-            401,
+        raise unauthorized(
             "SIWE_NONCE_INVALID",
             "the message's nonce is unknown, expired or already used: get a new one",
+            SIWE_CHALLENGE,
         )
-    token = app.tokens.issue_wallet_token(
-        signed_in.address, signed_in.chain_id, timedelta(seconds=body.ttl_in_seconds)
-    )
+    ttl = timedelta(seconds=body.ttl_in_seconds)
+    if signed_in.expiration_time is not None:
+        # What the wallet signed bounds what we vouch for.
+        ttl = min(ttl, signed_in.expiration_time - datetime.now(UTC))
+    token = app.tokens.issue_wallet_token(signed_in.address, signed_in.chain_id, ttl)
     return json_resource(WalletToken(token=token), status_code=200)

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import ipaddress
 import uuid
 from dataclasses import asdict, dataclass
+from urllib.parse import urlsplit
 
 from sqlmodel import select
 from sqlmodel.ext.asyncio.session import AsyncSession
@@ -80,8 +82,13 @@ async def trust_issuer(
     JWKS URL that is not https), so that it is refused here rather than at sign-in.
     """
     oidc.TrustedIssuer(issuer=issuer, audiences=tuple(audiences), jwks_url=jwks_url)
-    if await session.get(Project, project_id) is None:
+    project = await session.get(Project, project_id)
+    if project is None:
         raise LookupError(f"no project {project_id}")
+    if project.environment == Environment.PRODUCTION and not _public_host(jwks_url):
+        # Keys are fetched from inside our network: a production project may not point
+        # us at our own services (the sandbox may, for a local identity provider).
+        raise ValueError("a production project's JWKS URL must name a public host")
     existing = (
         await session.exec(
             select(TrustedIssuer).where(
@@ -98,6 +105,17 @@ async def trust_issuer(
     await session.commit()
     await session.refresh(trusted)
     return trusted
+
+
+def _public_host(url: str) -> bool:
+    host = urlsplit(url).hostname or ""
+    if host == "localhost" or host.endswith(".localhost"):
+        return False
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return True  # a name; resolving it here would not stop DNS rebinding anyway
+    return address.is_global
 
 
 async def project_providers(session: AsyncSession, project: Project) -> tuple[Provider, ...]:

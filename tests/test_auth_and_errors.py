@@ -15,7 +15,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from ramp.config import Settings
-from ramp.security.tokens import TokenService
+from ramp.security.tokens import CustomerClaims, TokenService
 from tests.conftest import ProjectCredentials, bearer, make_project
 
 ENVELOPE_KEYS = {"statusCode", "error", "code", "message", "details"}
@@ -67,10 +67,13 @@ async def test_project_endpoints_refuse_bad_credentials(
         "unknown client": basic("ci_sandbox_nobody", project.client_secret),
         "no colon": {"Authorization": "Basic " + base64.b64encode(b"justanid").decode()},
         "not base64": {"Authorization": "Basic !!!"},
+        # NUL cannot even be stored in PostgreSQL text: refused before any query.
+        "nul in client id": basic("ci_sandbox_\x00" + "0" * 23, project.client_secret),
     }
     for name, headers in cases.items():
         response = await client.request(method, path, json={"id": "x"}, headers=headers)
-        assert_envelope(response, 401, "INVALID_CREDENTIALS"), name
+        assert response.status_code == 401, name
+        assert_envelope(response, 401, "INVALID_CREDENTIALS")
     bearer_instead = await client.request(method, path, json={"id": "x"}, headers=bearer("abc"))
     assert_envelope(bearer_instead, 401, "INVALID_AUTH_SCHEME")
 
@@ -135,7 +138,8 @@ async def test_invalid_json_and_wrong_media_type(
     client: httpx.AsyncClient, project: ProjectCredentials
 ) -> None:
     headers = {**project.basic, "Content-Type": "application/json"}
-    for raw in (b"{", b"[1, 2]", b'"text"', b'{"id": NaN}', b"\xff\xfe"):
+    deep = b"[" * 20_000 + b"]" * 20_000  # within the size limit, beyond the parser
+    for raw in (b"{", b"[1, 2]", b'"text"', b'{"id": NaN}', b"\xff\xfe", deep):
         response = await client.post("/v1/customers", content=raw, headers=headers)
         assert_envelope(response, 400, "INVALID_JSON")
     form = await client.post("/v1/customers", data={"id": "x"}, headers=project.basic)
@@ -199,4 +203,38 @@ async def test_unexpected_failure_is_an_envelope_and_is_logged(
     body = assert_envelope(response, 500, "INTERNAL_ERROR")
     assert body["error"] == "Internal Server Error"
     assert "hunter2" not in response.text
-    assert "RuntimeError" in caplog.text  # operators still get the trace
+    assert "unhandled RuntimeError on GET /boom" in caplog.text  # operators learn of it
+
+
+async def test_nul_characters_are_refused_on_every_database(
+    client: httpx.AsyncClient, project: ProjectCredentials
+) -> None:
+    for body in ({"id": "a\u0000b"}, {"id": "x", "metadata": {"k": "v\u0000"}}):
+        response = await client.post("/v1/customers", json=body, headers=project.basic)
+        assert response.status_code == 400, response.text
+    control = await client.post("/v1/customers", json={"id": "a\tb"}, headers=project.basic)
+    assert_envelope(control, 400, "VALIDATION_ERROR")
+
+
+async def test_token_of_a_missing_or_foreign_customer_is_refused(
+    client: httpx.AsyncClient, project: ProjectCredentials, migrated: Settings
+) -> None:
+    tokens = TokenService.from_settings(migrated)
+    customer = (await client.post("/v1/customers", json={"id": "u"}, headers=project.basic)).json()
+    for claims in (
+        CustomerClaims("no-such-customer", project.project_id, project.organization_id, "sandbox"),
+        CustomerClaims(customer["id"], "another-project", project.organization_id, "sandbox"),
+    ):
+        response = await client.post(
+            "/v1/customers/external-accounts",
+            json={},
+            headers=bearer(tokens.issue_customer_token(claims)),
+        )
+        assert_envelope(response, 401, "INVALID_TOKEN")
+
+
+async def test_trailing_slash_is_not_redirected(
+    client: httpx.AsyncClient, project: ProjectCredentials
+) -> None:
+    response = await client.get("/v1/providers/", headers=project.basic)
+    assert_envelope(response, 404, "NOT_FOUND")

@@ -62,7 +62,8 @@ def test_project_create_prints_credentials_once(tmp_path: Path) -> None:
     # Stored as a hash and as ciphertext, never in plaintext.
     assert client_secret_matches(body["clientSecret"], stored_hash)
     assert body["clientSecret"] not in encrypted
-    assert body["clientSecret"] not in (tmp_path / "ramp.db").read_bytes().decode("latin-1")
+    for stored in tmp_path.glob("ramp.db*"):  # the database and its WAL
+        assert body["clientSecret"] not in stored.read_bytes().decode("latin-1")
 
     trusted = trust_issuer(tmp_path, body["projectId"], "https://login.example/jwks")
     assert trusted.returncode == 0, trusted.stderr

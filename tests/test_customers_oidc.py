@@ -118,3 +118,14 @@ async def test_issuer_trusted_by_another_project_is_not_trusted_here(
     )
     assert response.status_code == 400
     assert response.json()["code"] == "UNTRUSTED_ISSUER"
+
+
+async def test_issuer_with_control_characters_is_malformed(
+    client: httpx.AsyncClient, project: ProjectCredentials
+) -> None:
+    token = id_token("d", iss="https://login.example/\u0000")
+    response = await client.post(
+        "/v1/customers", json={"id": "dave", "subject_token": token}, headers=project.basic
+    )
+    assert response.status_code == 400
+    assert response.json()["details"]["reason"] == "OIDC_MALFORMED"

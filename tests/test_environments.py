@@ -77,3 +77,28 @@ async def test_credentials_and_tokens_work_only_in_their_environment(
     )
     assert response.status_code == 401
     assert response.json()["code"] == "INVALID_TOKEN"
+
+
+async def test_production_jwks_must_be_on_a_public_host(
+    db: AsyncSession, migrated: Settings
+) -> None:
+    live = await production_project(db, migrated)
+    for url in (
+        "http://127.0.0.1:8233/jwks",
+        "https://localhost/jwks",
+        "https://10.0.0.7/jwks",
+        "https://169.254.169.254/latest",
+        "https://[::1]/jwks",
+    ):
+        with pytest.raises(ValueError, match=r"public host|https|loopback"):
+            await projects.trust_issuer(
+                db, project_id=live.project_id, issuer="https://i", audiences=["a"], jwks_url=url
+            )
+    trusted = await projects.trust_issuer(
+        db,
+        project_id=live.project_id,
+        issuer="https://i",
+        audiences=["a"],
+        jwks_url="https://login.example/jwks",
+    )
+    assert trusted.jwks_url == "https://login.example/jwks"

@@ -34,5 +34,8 @@ async def test_unhealthy_names_what_failed(migrated: Settings, tmp_path: Path) -
     assert response.status_code == 503
     body = response.json()
     assert body["status"] == "unavailable"
-    assert body["checks"]["database"].startswith("unavailable")
-    assert body["checks"]["temporal"].startswith("unavailable")
+    assert body["checks"]["database"].startswith("unavailable: ")
+    assert body["checks"]["temporal"].startswith("unavailable: ")
+    # The detail (paths, hosts) stays in the operators' log.
+    assert str(tmp_path) not in response.text
+    assert "127.0.0.1" not in response.text

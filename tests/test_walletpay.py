@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -9,8 +10,12 @@ import httpx
 import jwt
 from eth_account import Account
 from eth_account.messages import encode_defunct
+from sqlmodel import func, select
+from sqlmodel.ext.asyncio.session import AsyncSession
 
 from ramp.config import Settings
+from ramp.db.tables import WalletNonce
+from ramp.db.types import utcnow
 from ramp.identity.wallet import build_sign_in_message
 from tests.conftest import ProjectCredentials
 
@@ -118,16 +123,15 @@ async def test_strict_checks_reach_the_client(
         assert response.json()["code"] == code
     # A valid message signed by another key.
     value = await nonce(client)
-    _, message, _ = signed(migrated, value)
+    _, message, signature = signed(migrated, value)
     _, _, other_signature = signed(migrated, value)
     response = await client.post(
         "/v1/walletpay/auth/challenge", json={"message": message, "signature": other_signature}
     )
     assert response.status_code == 401
     assert response.json()["code"] == "SIWE_BAD_SIGNATURE"
-    # The refused attempts did not burn the nonce: the right signature still works.
-    value = await nonce(client)
-    _, message, signature = signed(migrated, value)
+    assert response.headers["www-authenticate"].startswith("SIWE")
+    # The refused attempt did not burn the nonce: the right signature still works.
     response = await client.post(
         "/v1/walletpay/auth/challenge", json={"message": message, "signature": signature}
     )
@@ -174,3 +178,64 @@ async def test_expired_wallet_token_is_refused_by_customers(
     assert response.status_code == 400
     assert response.json()["code"] == "INVALID_SUBJECT_TOKEN"
     assert response.json()["details"]["reason"] == "WALLET_TOKEN_INVALID"
+
+
+async def test_expired_nonce_is_refused(
+    client: httpx.AsyncClient, migrated: Settings, db: AsyncSession
+) -> None:
+    value = await nonce(client)
+    stored = await db.get(WalletNonce, value)
+    assert stored is not None
+    stored.expires_at = utcnow() - timedelta(seconds=1)
+    db.add(stored)
+    await db.commit()
+    _, message, signature = signed(migrated, value)
+    response = await client.post(
+        "/v1/walletpay/auth/challenge", json={"message": message, "signature": signature}
+    )
+    assert response.status_code == 401
+    assert response.json()["code"] == "SIWE_NONCE_INVALID"
+
+
+async def test_one_of_concurrent_uses_of_a_nonce_wins(
+    client: httpx.AsyncClient, migrated: Settings
+) -> None:
+    value = await nonce(client)
+    _, message, signature = signed(migrated, value)
+    body = {"message": message, "signature": signature}
+    responses = await asyncio.gather(
+        *[client.post("/v1/walletpay/auth/challenge", json=body) for _ in range(8)]
+    )
+    assert sorted(r.status_code for r in responses) == [200] + [401] * 7
+
+
+async def test_token_lives_no_longer_than_the_signed_message(
+    client: httpx.AsyncClient, migrated: Settings
+) -> None:
+    value = await nonce(client)
+    account = Account.create()
+    now = datetime.now(UTC)
+    message = build_sign_in_message(
+        domain=migrated.expected_wallet_domain,
+        uri=migrated.expected_wallet_uri,
+        address=account.address,
+        chain_id=100,
+        nonce=value,
+        issued_at=now,
+        expiration_time=now + timedelta(minutes=2),
+    )
+    signature = account.sign_message(encode_defunct(text=message)).signature.hex()
+    response = await client.post(
+        "/v1/walletpay/auth/challenge",
+        json={"message": message, "signature": "0x" + signature.removeprefix("0x")},
+    )
+    assert response.status_code == 200, response.text
+    claims = jwt.decode(response.json()["token"], options={"verify_signature": False})
+    assert claims["exp"] <= int((now + timedelta(minutes=2)).timestamp()) + 1
+
+
+async def test_head_does_not_store_a_nonce(client: httpx.AsyncClient, db: AsyncSession) -> None:
+    response = await client.head("/v1/walletpay/auth/nonce")
+    assert response.status_code == 200
+    count = (await db.exec(select(func.count()).select_from(WalletNonce))).one()
+    assert count == 0

@@ -117,9 +117,19 @@ def unverified_issuer(token: str) -> str:
     Never trust the result beyond that lookup.
     """
     iss = _peek_claims(token).get("iss")
-    if not isinstance(iss, str) or not iss:
-        raise IdentityTokenError("OIDC_MALFORMED", "token has no issuer")
+    if not _storable(iss):
+        raise IdentityTokenError("OIDC_MALFORMED", "token has no valid issuer")
+    assert isinstance(iss, str)
     return iss
+
+
+# Issuers and subjects are stored (500 characters); control characters, NUL above all,
+# have no place in them and PostgreSQL text cannot hold NUL.
+MAX_CLAIM_LENGTH: Final = 500
+
+
+def _storable(value: object) -> bool:
+    return isinstance(value, str) and 0 < len(value) <= MAX_CLAIM_LENGTH and value.isprintable()
 
 
 # Checked in order, so subclasses come before their bases
@@ -278,7 +288,7 @@ class OidcVerifier:
         if claims.get("iss") != issuer.issuer:
             raise IdentityTokenError("OIDC_UNTRUSTED_ISSUER", "token issuer is not trusted")
         subject = claims["sub"]
-        if not isinstance(subject, str) or not subject:
+        if not _storable(subject):
             raise IdentityTokenError("OIDC_INVALID_CLAIMS", "token subject is invalid")
         return VerifiedIdentity(
             issuer=issuer.issuer,

@@ -18,6 +18,7 @@ def generate_client_credentials(sandbox: bool) -> ClientCredentials:
     # The prefix tells a leaked secret's environment at a glance (and to secret scanners).
     prefix = "sk_sandbox_" if sandbox else "sk_live_"
     return ClientCredentials(
+        # api.auth.CLIENT_ID matches this shape.
         client_id=f"{'ci_sandbox_' if sandbox else 'ci_live_'}{secrets.token_hex(12)}",
         client_secret=prefix + secrets.token_urlsafe(32),
     )

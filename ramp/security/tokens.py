@@ -23,9 +23,10 @@ WALLET_AUDIENCE = "ramp:wallet"
 
 
 class InvalidToken(Exception):
-    def __init__(self, reason: str) -> None:
+    def __init__(self, reason: str, *, expired: bool = False) -> None:
         super().__init__(reason)
         self.reason = reason
+        self.expired = expired
 
 
 @dataclass(frozen=True)
@@ -92,7 +93,7 @@ class TokenService:
                 options={"require": ["iss", "aud", "sub", "exp", "iat", "jti"]},
             )
         except jwt.ExpiredSignatureError as error:
-            raise InvalidToken("token has expired") from error
+            raise InvalidToken("token has expired", expired=True) from error
         except jwt.PyJWTError as error:
             raise InvalidToken("token is invalid") from error
         return claims
