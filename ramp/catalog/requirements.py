@@ -758,6 +758,12 @@ def _violations(error: Any) -> list[SchemaViolation]:
         reason = f"must be at most {error.validator_value} characters long"
     elif keyword == "format":
         reason = f"is not a valid {_FORMAT_NAMES.get(error.validator_value, error.validator_value)}"
+    elif keyword == "type":
+        reason = f"must be of type {error.validator_value}"
+    elif keyword == "enum":
+        reason = "must be one of " + ", ".join(map(str, error.validator_value))
+    elif keyword == "const":
+        reason = f"must be {error.validator_value}"
     schema_path = list(error.relative_schema_path)
     if "dependentSchemas" in schema_path:
         trigger = schema_path[schema_path.index("dependentSchemas") + 1]
