@@ -7,6 +7,7 @@ import binascii
 import re
 
 from sqlmodel import select
+from sqlmodel.ext.asyncio.session import AsyncSession
 from starlette.requests import Request
 
 from api.errors import unauthorized
@@ -32,7 +33,8 @@ def _authorization(request: Request, scheme: str, challenge: str) -> str:
     return value.strip()
 
 
-async def authenticate_project(request: Request) -> Project:
+async def authenticate_project(request: Request, session: AsyncSession) -> Project:
+    """The project whose client credentials the request carries (looked up in `session`)."""
     value = _authorization(request, "Basic", BASIC_CHALLENGE)
     try:
         client_id, sep, client_secret = (
@@ -43,22 +45,19 @@ async def authenticate_project(request: Request) -> Project:
     if not sep or not CLIENT_ID.fullmatch(client_id):
         # A client id we could never have issued is not worth a database query.
         raise unauthorized("INVALID_CREDENTIALS", "invalid client credentials", BASIC_CHALLENGE)
-    app = services(request)
-    async with app.db() as session:
-        project = (
-            await session.exec(select(Project).where(Project.client_id == client_id))
-        ).first()
+    project = (await session.exec(select(Project).where(Project.client_id == client_id))).first()
     # An unknown client id is compared against a dummy hash so that it costs what a
     # wrong secret costs: response time does not reveal which client ids exist.
     matches = client_secret_matches(
         client_secret, project.client_secret_hash if project else DUMMY_SECRET_HASH
     )
-    if project is None or not matches or project.environment != app.settings.ramp_env:
+    if project is None or not matches or project.environment != services(request).settings.ramp_env:
         raise unauthorized("INVALID_CREDENTIALS", "invalid client credentials", BASIC_CHALLENGE)
     return project
 
 
-async def authenticate_customer(request: Request) -> Customer:
+async def authenticate_customer(request: Request, session: AsyncSession) -> Customer:
+    """The customer whose access token the request carries (looked up in `session`)."""
     token = _authorization(request, "Bearer", BEARER_CHALLENGE)
     app = services(request)
     try:
@@ -68,8 +67,7 @@ async def authenticate_customer(request: Request) -> Customer:
         raise unauthorized(
             code, f"{error.reason}: obtain a new one with POST /customers", BEARER_CHALLENGE
         ) from error
-    async with app.db() as session:
-        customer = await session.get(Customer, claims.customer_id)
+    customer = await session.get(Customer, claims.customer_id)
     if (
         customer is None
         or customer.project_id != claims.project_id

@@ -22,10 +22,15 @@ from ramp.catalog import (
 from ramp.projects import project_providers
 
 
-async def list_supported_currencies(request: Request) -> Response:
-    project = await authenticate_project(request)
+async def authenticated_providers(request: Request) -> tuple[Provider, ...]:
+    """The providers of the project whose credentials the request carries."""
     async with services(request).db() as session:
-        providers = await project_providers(session, project)
+        project = await authenticate_project(request, session)
+        return await project_providers(session, project)
+
+
+async def list_supported_currencies(request: Request) -> Response:
+    providers = await authenticated_providers(request)
     return json_list(
         RouteResource(from_code=r.from_code, to_code=r.to_code, provider_ids=r.provider_ids)
         for r in supported_routes(providers)
@@ -33,14 +38,12 @@ async def list_supported_currencies(request: Request) -> Response:
 
 
 async def list_providers(request: Request) -> Response:
-    project = await authenticate_project(request)
-    async with services(request).db() as session:
-        providers = await project_providers(session, project)
+    providers = await authenticated_providers(request)
     return json_list(provider_resource(provider) for provider in providers)
 
 
 async def get_requirements(request: Request) -> Response:
-    project = await authenticate_project(request)
+    providers = await authenticated_providers(request)
     src = request.query_params.get("src", "").strip()
     dest = request.query_params.get("dest", "").strip()
     missing = [name for name, value in (("src", src), ("dest", dest)) if not value]
@@ -50,8 +53,6 @@ async def get_requirements(request: Request) -> Response:
             "query parameters src and dest are required",
             {"fields": [{"pointer": f"/{name}", "reason": "is required"} for name in missing]},
         )
-    async with services(request).db() as session:
-        providers = await project_providers(session, project)
     requirements = requirements_for_route(src, dest, providers)
     return json_resource(
         RequirementsResource(

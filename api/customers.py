@@ -29,9 +29,10 @@ class Identity:
 
 
 async def create_customer(request: Request) -> Response:
-    project = await authenticate_project(request)
-    body = await read_json(request, CreateCustomer)
     app = services(request)
+    async with app.db() as session:
+        project = await authenticate_project(request, session)
+    body = await read_json(request, CreateCustomer)
     identity = (
         await _verify_subject_token(app, project, body.subject_token)
         if body.subject_token

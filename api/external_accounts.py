@@ -21,10 +21,9 @@ from ramp.projects import project_providers
 
 
 async def create_external_accounts(request: Request) -> Response:
-    customer = await authenticate_customer(request)
-    body = await read_json(request, CreateExternalAccounts)
-    app = services(request)
-    async with app.db() as session:
+    async with services(request).db() as session:
+        customer = await authenticate_customer(request, session)
+        body = await read_json(request, CreateExternalAccounts)
         project = await session.get(Project, customer.project_id)
         assert project is not None  # customers are never orphaned (foreign key)
         providers = await project_providers(session, project)

@@ -64,13 +64,15 @@ async def create_project(
                     id=str(uuid.uuid4()), project_id=project.id, provider_code=provider.code
                 )
             )
-    await session.commit()
-    return NewProject(
+    created = NewProject(
         organizationId=organization_id,
         projectId=project.id,
         clientId=credentials.client_id,
         clientSecret=credentials.client_secret,
     )
+    # Read before the commit: a session that expires on commit would reload them.
+    await session.commit()
+    return created
 
 
 async def trust_issuer(
