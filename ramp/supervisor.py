@@ -38,7 +38,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from types import FrameType, TracebackType
 from typing import IO, TextIO, cast
@@ -225,16 +225,6 @@ class Supervisor:
                 daemon=True,
             )
             child.waiter.start()
-
-    def run(self, specs: Iterable[ChildSpec]) -> int:
-        """Start every spec in order, then `wait()`. Stops everything on any error."""
-        try:
-            for spec in specs:
-                self.start(spec)
-        except BaseException:
-            self.stop()
-            raise
-        return self.wait()
 
     def wait(self) -> int:
         """Block until a shutdown signal, `request_stop()`, or any child exits; then stop all.
