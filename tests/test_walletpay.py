@@ -35,6 +35,7 @@ def signed(
     account: Any = None,
     chain_id: int = 100,
     issued_at: datetime | None = None,
+    expiration_time: datetime | None = None,
     domain: str | None = None,
 ) -> tuple[Any, str, str]:
     account = account or Account.create()
@@ -45,6 +46,7 @@ def signed(
         chain_id=chain_id,
         nonce=value,
         issued_at=issued_at or datetime.now(UTC),
+        expiration_time=expiration_time,
     )
     signature = account.sign_message(encode_defunct(text=message)).signature.hex()
     return account, message, "0x" + signature.removeprefix("0x")
@@ -213,21 +215,12 @@ async def test_token_lives_no_longer_than_the_signed_message(
     client: httpx.AsyncClient, migrated: Settings
 ) -> None:
     value = await nonce(client)
-    account = Account.create()
     now = datetime.now(UTC)
-    message = build_sign_in_message(
-        domain=migrated.expected_wallet_domain,
-        uri=migrated.expected_wallet_uri,
-        address=account.address,
-        chain_id=100,
-        nonce=value,
-        issued_at=now,
-        expiration_time=now + timedelta(minutes=2),
+    _, message, signature = signed(
+        migrated, value, issued_at=now, expiration_time=now + timedelta(minutes=2)
     )
-    signature = account.sign_message(encode_defunct(text=message)).signature.hex()
     response = await client.post(
-        "/v1/walletpay/auth/challenge",
-        json={"message": message, "signature": "0x" + signature.removeprefix("0x")},
+        "/v1/walletpay/auth/challenge", json={"message": message, "signature": signature}
     )
     assert response.status_code == 200, response.text
     claims = jwt.decode(response.json()["token"], options={"verify_signature": False})
