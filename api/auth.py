@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import re
 
 from sqlmodel import select
 from sqlmodel.ext.asyncio.session import AsyncSession
@@ -13,10 +12,13 @@ from starlette.requests import Request
 from api.errors import unauthorized
 from api.services import services
 from ramp.db.tables import Customer, Project
-from ramp.security.credentials import DUMMY_SECRET_HASH, client_secret_matches
+from ramp.security.credentials import (
+    CLIENT_ID_SHAPE,
+    DUMMY_SECRET_HASH,
+    client_secret_matches,
+)
 from ramp.security.tokens import InvalidToken
 
-CLIENT_ID = re.compile(r"ci_(sandbox|live)_[0-9a-f]{24}")
 BASIC_CHALLENGE = 'Basic realm="ramp", charset="UTF-8"'
 BEARER_CHALLENGE = 'Bearer realm="ramp"'
 
@@ -42,7 +44,7 @@ async def authenticate_project(request: Request, session: AsyncSession) -> Proje
         )
     except (binascii.Error, UnicodeDecodeError):
         sep = ""
-    if not sep or not CLIENT_ID.fullmatch(client_id):
+    if not sep or not CLIENT_ID_SHAPE.fullmatch(client_id):
         # A client id we could never have issued is not worth a database query.
         raise unauthorized("INVALID_CREDENTIALS", "invalid client credentials", BASIC_CHALLENGE)
     project = (await session.exec(select(Project).where(Project.client_id == client_id))).first()

@@ -28,6 +28,12 @@ async def nonce(client: httpx.AsyncClient) -> str:
     return response.text
 
 
+async def challenge(client: httpx.AsyncClient, message: str, signature: str) -> httpx.Response:
+    return await client.post(
+        "/v1/walletpay/auth/challenge", json={"message": message, "signature": signature}
+    )
+
+
 def signed(
     settings: Settings,
     value: str,
@@ -100,9 +106,7 @@ async def test_nonce_is_single_use(client: httpx.AsyncClient, migrated: Settings
 
 async def test_unknown_nonce_is_refused(client: httpx.AsyncClient, migrated: Settings) -> None:
     _, message, signature = signed(migrated, "abcdef0123456789")
-    response = await client.post(
-        "/v1/walletpay/auth/challenge", json={"message": message, "signature": signature}
-    )
+    response = await challenge(client, message, signature)
     assert response.status_code == 401
     assert response.json()["code"] == "SIWE_NONCE_INVALID"
 
@@ -118,25 +122,19 @@ async def test_strict_checks_reach_the_client(
     for code, overrides in cases.items():
         value = await nonce(client)
         _, message, signature = signed(migrated, value, **overrides)  # type: ignore[arg-type]
-        response = await client.post(
-            "/v1/walletpay/auth/challenge", json={"message": message, "signature": signature}
-        )
+        response = await challenge(client, message, signature)
         assert response.status_code == 401, (code, response.text)
         assert response.json()["code"] == code
     # A valid message signed by another key.
     value = await nonce(client)
     _, message, signature = signed(migrated, value)
     _, _, other_signature = signed(migrated, value)
-    response = await client.post(
-        "/v1/walletpay/auth/challenge", json={"message": message, "signature": other_signature}
-    )
+    response = await challenge(client, message, other_signature)
     assert response.status_code == 401
     assert response.json()["code"] == "SIWE_BAD_SIGNATURE"
     assert response.headers["www-authenticate"].startswith("SIWE")
     # The refused attempt did not burn the nonce: the right signature still works.
-    response = await client.post(
-        "/v1/walletpay/auth/challenge", json={"message": message, "signature": signature}
-    )
+    response = await challenge(client, message, signature)
     assert response.status_code == 200
 
 
@@ -192,9 +190,7 @@ async def test_expired_nonce_is_refused(
     db.add(stored)
     await db.commit()
     _, message, signature = signed(migrated, value)
-    response = await client.post(
-        "/v1/walletpay/auth/challenge", json={"message": message, "signature": signature}
-    )
+    response = await challenge(client, message, signature)
     assert response.status_code == 401
     assert response.json()["code"] == "SIWE_NONCE_INVALID"
 
@@ -219,9 +215,7 @@ async def test_token_lives_no_longer_than_the_signed_message(
     _, message, signature = signed(
         migrated, value, issued_at=now, expiration_time=now + timedelta(minutes=2)
     )
-    response = await client.post(
-        "/v1/walletpay/auth/challenge", json={"message": message, "signature": signature}
-    )
+    response = await challenge(client, message, signature)
     assert response.status_code == 200, response.text
     claims = jwt.decode(response.json()["token"], options={"verify_signature": False})
     assert claims["exp"] <= int((now + timedelta(minutes=2)).timestamp()) + 1

@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import re
 import secrets
 from dataclasses import dataclass
+
+# Every client id we issue has this shape (see generate_client_credentials).
+CLIENT_ID_SHAPE = re.compile(r"ci_(sandbox|live)_[0-9a-f]{24}")
 
 
 @dataclass(frozen=True)
@@ -18,7 +22,6 @@ def generate_client_credentials(sandbox: bool) -> ClientCredentials:
     # The prefix tells a leaked secret's environment at a glance (and to secret scanners).
     prefix = "sk_sandbox_" if sandbox else "sk_live_"
     return ClientCredentials(
-        # api.auth.CLIENT_ID matches this shape.
         client_id=f"{'ci_sandbox_' if sandbox else 'ci_live_'}{secrets.token_hex(12)}",
         client_secret=prefix + secrets.token_urlsafe(32),
     )
