@@ -26,24 +26,38 @@ from temporalio.worker import Worker
 from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxRestrictions
 
 from activities.housekeeping import HousekeepingActivities
+from activities.intents import IntentActivities
 from ramp import temporal
+from ramp.adapters import ProviderAdapters, catalog_adapters
 from ramp.config import Settings
 from ramp.db.engine import create_engine, session_factory
 from ramp.housekeeping import PURGE_INTERVAL_MINUTES, SCHEDULE_ID, NoncePurge
 from ramp.settings_loader import load_settings
 from workflows.housekeeping import PurgeExpiredNonces
+from workflows.intents import IntentWorkflow
 
 logger = logging.getLogger("ramp.worker")
 
 
-def build_worker(client: Client, db: async_sessionmaker[AsyncSession]) -> Worker:
+def build_worker(
+    client: Client,
+    db: async_sessionmaker[AsyncSession],
+    adapters: ProviderAdapters | None = None,
+) -> Worker:
     """The worker with every workflow and activity; database work goes through `db`."""
     housekeeping = HousekeepingActivities(db)
+    intents = IntentActivities(db, adapters or catalog_adapters())
     return Worker(
         client,
         task_queue=temporal.TASK_QUEUE,
-        workflows=[PurgeExpiredNonces],
-        activities=[housekeeping.purge_expired_nonces],
+        workflows=[PurgeExpiredNonces, IntentWorkflow],
+        activities=[
+            housekeeping.purge_expired_nonces,
+            intents.select_provider,
+            intents.check_requirements,
+            intents.create_transaction,
+            intents.record_intent,
+        ],
         # Our workflow modules import only deterministic code: passing every module
         # through saves re-importing them per run (see shared notes on sandbox cost).
         workflow_runner=SandboxedWorkflowRunner(

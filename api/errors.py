@@ -16,8 +16,12 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.types import ExceptionHandler
+from temporalio.client import WorkflowUpdateFailedError, WorkflowUpdateRPCTimeoutOrCancelledError
+from temporalio.exceptions import ApplicationError
+from temporalio.service import RPCError, RPCStatusCode
 
 from api.schemas import ErrorEnvelope
+from ramp.intents.errors import IntentError
 
 logger = logging.getLogger("ramp.api")
 
@@ -94,6 +98,43 @@ async def _http_error(_request: Request, exc: Exception) -> Response:
     )
 
 
+# HTTP status of each business error an intent's workflow can answer with.
+INTENT_ERROR_STATUS: dict[str, int] = {
+    IntentError.EXTERNAL_ACCOUNT_NOT_FOUND: 400,
+    IntentError.NO_ELIGIBLE_PROVIDER: 400,
+    IntentError.PROVIDER_NOT_ELIGIBLE: 400,
+    IntentError.AMOUNT_VALIDATION_ERROR: 400,
+    IntentError.TRANSACTION_EXISTS: 400,
+    IntentError.COMPLIANCE_NOT_COMPLETE: 400,
+    IntentError.INTENT_CLOSED: 400,
+    IntentError.PROVIDER_ERROR: 502,
+    IntentError.TEMPORARILY_UNAVAILABLE: 503,
+}
+_RETRY_LATER = {"Retry-After": "1"}
+
+
+async def _update_failed(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, WorkflowUpdateFailedError)
+    cause = exc.cause
+    if isinstance(cause, ApplicationError) and cause.type in INTENT_ERROR_STATUS:
+        details = cause.details[0] if cause.details and isinstance(cause.details[0], dict) else {}
+        return error_response(INTENT_ERROR_STATUS[cause.type], cause.type, cause.message, details)
+    return await _unexpected(request, exc)
+
+
+async def _workflow_unreachable(request: Request, exc: Exception) -> Response:
+    if isinstance(exc, RPCError) and exc.status is RPCStatusCode.NOT_FOUND:
+        # The intent's workflow has ended: nothing can change it any more.
+        return error_response(400, IntentError.INTENT_CLOSED, "the intent is closed")
+    logger.warning("temporal unavailable on %s %s: %s", request.method, request.url.path, exc)
+    return error_response(
+        503,
+        "TEMPORARILY_UNAVAILABLE",
+        "the service could not reach its workflow engine; retry the request",
+        headers=_RETRY_LATER,
+    )
+
+
 async def _unexpected(request: Request, exc: Exception) -> Response:
     # The client gets the envelope only. Starlette re-raises after this handler so the
     # server logs the trace; this line adds which request failed.
@@ -104,5 +145,8 @@ async def _unexpected(request: Request, exc: Exception) -> Response:
 EXCEPTION_HANDLERS: dict[Any, ExceptionHandler] = {
     ApiError: _api_error,
     HTTPException: _http_error,
+    WorkflowUpdateFailedError: _update_failed,
+    WorkflowUpdateRPCTimeoutOrCancelledError: _workflow_unreachable,
+    RPCError: _workflow_unreachable,
     Exception: _unexpected,
 }

@@ -47,6 +47,27 @@ def _query(name: str, description: str) -> dict[str, Any]:
     }
 
 
+def _path(name: str, description: str) -> dict[str, Any]:
+    return {
+        "name": name,
+        "in": "path",
+        "required": True,
+        "description": description,
+        "schema": {"type": "string"},
+    }
+
+
+_IDEMPOTENCY_KEY = {
+    "name": "Idempotency-Key",
+    "in": "header",
+    "required": False,
+    "description": "Retrying with the same key (1 to 255 printable characters) returns the "
+    "intent created by the first request instead of creating another; a different body "
+    "with the same key is a 409.",
+    "schema": {"type": "string", "minLength": 1, "maxLength": 255},
+}
+
+
 OPERATIONS: tuple[Operation, ...] = (
     Operation(
         "GET",
@@ -126,6 +147,93 @@ OPERATIONS: tuple[Operation, ...] = (
         request=schemas.CreateExternalAccounts,
         response=schemas.ExternalAccountPair,
         errors=(400, 401),
+    ),
+    Operation(
+        "POST",
+        "/intent",
+        "createIntent",
+        "Create a payment intent: provider selection, compliance plan and, when every "
+        "requirement is already satisfied, the transaction",
+        auth="bearer",
+        status=201,
+        request=schemas.CreateIntent,
+        response=schemas.IntentEnvelope,
+        parameters=(_IDEMPOTENCY_KEY,),
+        errors=(400, 401, 409, 502, 503),
+    ),
+    Operation(
+        "GET",
+        "/intent",
+        "listIntents",
+        "The customer's intents, newest first; the next page's URL is in the `Link` header",
+        auth="bearer",
+        status=200,
+        response="list",
+        item=schemas.IntentEnvelope,
+        parameters=(
+            {
+                "name": "limit",
+                "in": "query",
+                "required": False,
+                "schema": {"type": "integer", "minimum": 1, "maximum": 100, "default": 20},
+            },
+            {
+                "name": "cursor",
+                "in": "query",
+                "required": False,
+                "description": 'Opaque; taken from the `Link: <...>; rel="next"` header',
+                "schema": {"type": "string"},
+            },
+        ),
+        errors=(400, 401),
+    ),
+    Operation(
+        "GET",
+        "/intent/{id}",
+        "getIntent",
+        "One intent of the customer: status, compliance plan, money movement plan, transaction",
+        auth="bearer",
+        status=200,
+        response=schemas.IntentEnvelope,
+        parameters=(_path("id", "Intent id"),),
+        errors=(401, 404),
+    ),
+    Operation(
+        "POST",
+        "/intent/{intentId}/transaction",
+        "createIntentTransaction",
+        "Create the transaction of an intent whose compliance plan is complete (once)",
+        auth="bearer",
+        status=201,
+        request=schemas.ExecuteIntent,
+        response=schemas.IntentEnvelope,
+        parameters=(_path("intentId", "Intent id"),),
+        errors=(400, 401, 404, 502, 503),
+    ),
+    Operation(
+        "POST",
+        "/sandbox/transactions/{id}/events",
+        "reportSandboxProviderEvent",
+        "Sandbox only: report provider progress on a transaction (202; applied asynchronously)",
+        auth="basic",
+        status=202,
+        request=schemas.SandboxProviderEvent,
+        response=schemas.ProviderEventAccepted,
+        parameters=(_path("id", "Transaction id"),),
+        errors=(400, 401, 404, 409, 503),
+    ),
+    Operation(
+        "POST",
+        "/sandbox/intents/{intentId}/compliance-steps/{stepCode}",
+        "recordSandboxStepOutcome",
+        "Sandbox only: report the outcome of the current compliance step (202; applied "
+        "asynchronously)",
+        auth="basic",
+        status=202,
+        request=schemas.SandboxStepOutcome,
+        response=schemas.StepOutcomeAccepted,
+        parameters=(_path("intentId", "Intent id"), _path("stepCode", "Requirement code")),
+        errors=(400, 401, 404, 409, 503),
     ),
 )
 

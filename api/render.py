@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from pydantic import BaseModel
 from starlette.responses import JSONResponse
@@ -10,23 +10,58 @@ from starlette.responses import JSONResponse
 from api.schemas import (
     AccountSideResource,
     AmountLimitResource,
+    ComplianceEdgeResource,
+    CompliancePlanResource,
+    ComplianceStepResource,
     CorridorResource,
     CurrencyResource,
     CustomerResource,
     ExternalAccountResource,
+    IntentEnvelope,
+    IntentResource,
+    MoneyMovementPlanResource,
+    ProviderAccountResource,
     ProviderResource,
     RequirementResource,
+    TransactionResource,
+    TransferAmountResource,
 )
-from ramp.catalog import AccountSide, AccountType, Currency, Provider, currency_by_code
-from ramp.db.tables import Customer, ExternalAccount
+from ramp.catalog import (
+    AccountSide,
+    AccountType,
+    Currency,
+    MovementType,
+    Provider,
+    currency_by_code,
+)
+from ramp.db.tables import (
+    ComplianceStepRow,
+    Customer,
+    ExternalAccount,
+    IntentRow,
+    TransactionRow,
+)
+from ramp.intents.models import TransactionContext
+from ramp.intents.states import (
+    IntentStatus,
+    PlanStatus,
+    StepStatus,
+    TransactionStatus,
+)
 
 
-def json_list(items: Iterable[BaseModel], status_code: int = 200) -> JSONResponse:
-    return JSONResponse([item.model_dump(mode="json") for item in items], status_code=status_code)
+def json_list(
+    items: Iterable[BaseModel], status_code: int = 200, headers: Mapping[str, str] | None = None
+) -> JSONResponse:
+    return JSONResponse(
+        [item.model_dump(mode="json") for item in items], status_code=status_code, headers=headers
+    )
 
 
-def json_resource(item: BaseModel, status_code: int = 200) -> JSONResponse:
-    return JSONResponse(item.model_dump(mode="json"), status_code=status_code)
+def json_resource(
+    item: BaseModel, status_code: int = 200, headers: Mapping[str, str] | None = None
+) -> JSONResponse:
+    return JSONResponse(item.model_dump(mode="json"), status_code=status_code, headers=headers)
 
 
 def currency_resource(currency: Currency) -> CurrencyResource:
@@ -110,4 +145,90 @@ def provider_resource(provider: Provider) -> ProviderResource:
             )
             for requirement in provider.requirements
         ],
+    )
+
+
+def intent_resource(
+    intent: IntentRow,
+    steps: Iterable[ComplianceStepRow],
+    source: ExternalAccount,
+    destination: ExternalAccount,
+) -> IntentResource:
+    return IntentResource(
+        id=intent.id,
+        customer_id=intent.customer_id,
+        src=external_account_resource(source),
+        dest=external_account_resource(destination),
+        status=IntentStatus(intent.status),
+        failure_reason=intent.failure_reason,
+        current_requirement_code=intent.current_step_code,
+        transfer_amount=TransferAmountResource(
+            amount=intent.amount, currency_code=intent.currency_code
+        ),
+        mm_plan=MoneyMovementPlanResource(
+            id=intent.mm_plan_id,
+            type=MovementType(intent.movement_type),
+            provider_account_id=intent.provider_account_id,
+            provider_account=ProviderAccountResource(
+                id=intent.provider_account_id,
+                provider_code=intent.provider_code,
+                provider_name=intent.provider_name,
+            ),
+            created_at=intent.created_at,
+            updated_at=intent.created_at,
+        ),
+        compliance_plan=CompliancePlanResource(
+            id=intent.plan_id,
+            status=PlanStatus(intent.plan_status),
+            current_step_code=intent.current_step_code,
+            steps=[
+                ComplianceStepResource(
+                    id=step.id,
+                    code=step.code,
+                    description=step.description,
+                    status=StepStatus(step.status),
+                    depends_on=step.depends_on,
+                    metadata=step.step_metadata,
+                    compliance_edge=ComplianceEdgeResource(id=step.edge_id),
+                    created_at=step.created_at,
+                    updated_at=step.updated_at,
+                )
+                for step in sorted(steps, key=lambda row: row.position)
+            ],
+            created_at=intent.plan_created_at,
+            updated_at=intent.plan_updated_at,
+        ),
+        redirect_url=intent.redirect_url,
+        auto_execute=intent.auto_execute,
+        expired_at=intent.expired_at,
+        created_at=intent.created_at,
+        updated_at=intent.updated_at,
+    )
+
+
+def transaction_resource(transaction: TransactionRow) -> TransactionResource:
+    return TransactionResource(
+        id=transaction.id,
+        intent_id=transaction.intent_id,
+        status=TransactionStatus(transaction.status),
+        provider_reference=transaction.provider_reference,
+        context=TransactionContext.model_validate(transaction.context),
+        failure_reason=transaction.failure_reason,
+        last_activity_at=transaction.last_activity_at,
+        created_at=transaction.created_at,
+        updated_at=transaction.updated_at,
+    )
+
+
+def intent_envelope(
+    intent: IntentResource,
+    transaction: TransactionRow | None,
+    frontend_url: str | None,
+    workflow_id: str | None,
+) -> IntentEnvelope:
+    return IntentEnvelope(
+        intent=intent,
+        frontend_url=frontend_url,
+        workflow_id=workflow_id,
+        transaction=transaction_resource(transaction) if transaction else None,
     )

@@ -8,7 +8,9 @@ from api.catalog import get_requirements, list_providers, list_supported_currenc
 from api.customers import create_customer
 from api.external_accounts import create_external_accounts
 from api.health import healthz
+from api.intents import create_intent, execute_intent, get_intent, list_intents
 from api.openapi import openapi_json
+from api.sandbox import record_step_outcome, report_transaction_event
 from api.walletpay import issue_nonce, verify_challenge
 
 V1: list[BaseRoute] = [
@@ -19,6 +21,17 @@ V1: list[BaseRoute] = [
     Route("/providers", list_providers, methods=["GET"]),
     Route("/external-accounts/requirements", get_requirements, methods=["GET"]),
     Route("/customers/external-accounts", create_external_accounts, methods=["POST"]),
+    Route("/intent", create_intent, methods=["POST"]),
+    Route("/intent", list_intents, methods=["GET"]),
+    Route("/intent/{id}", get_intent, methods=["GET"]),
+    Route("/intent/{intentId}/transaction", execute_intent, methods=["POST"]),
+    # Sandbox only (404 in production): stand-ins for providers and verification.
+    Route("/sandbox/transactions/{id}/events", report_transaction_event, methods=["POST"]),
+    Route(
+        "/sandbox/intents/{intentId}/compliance-steps/{stepCode}",
+        record_step_outcome,
+        methods=["POST"],
+    ),
     Route("/openapi.json", openapi_json, methods=["GET"]),
 ]
 

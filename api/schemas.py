@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from typing import Annotated, Any
+from urllib.parse import urlsplit
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     ConfigDict,
     Field,
     PlainSerializer,
+    StrictBool,
     StrictInt,
     StrictStr,
     WithJsonSchema,
@@ -17,6 +20,15 @@ from pydantic import (
 
 from ramp.catalog import AccountType, CurrencyType, MovementType, Rail, all_currencies
 from ramp.identity.wallet import MAX_MESSAGE_LENGTH
+from ramp.intents.models import TransactionContext
+from ramp.intents.states import (
+    IntentStatus,
+    PlanStatus,
+    ProviderEventType,
+    StepOutcome,
+    StepStatus,
+    TransactionStatus,
+)
 
 
 def format_timestamp(value: datetime) -> str:
@@ -44,6 +56,21 @@ CurrencyCode = Annotated[str, WithJsonSchema(CURRENCY_CODE_SCHEMA)]
 Identifier = Annotated[
     StrictStr, Field(min_length=1, max_length=200, pattern=r"^[^\x00-\x1f\x7f]+$")
 ]
+
+
+def _absolute_http_url(value: str) -> str:
+    parts = urlsplit(value)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError("must be an absolute http(s) URL")
+    return value
+
+
+RedirectUrl = Annotated[
+    StrictStr,
+    Field(max_length=2000, examples=["https://app.example.com/ramp/done"]),
+    AfterValidator(_absolute_http_url),
+]
+Reason = Annotated[StrictStr, Field(min_length=1, max_length=500, pattern=r"^[^\x00-\x1f\x7f]+$")]
 
 
 class RequestBody(BaseModel):
@@ -77,6 +104,38 @@ class CreateExternalAccounts(RequestBody):
     dest: Annotated[StrictStr, Field(min_length=1, max_length=32, examples=["USDC_ETHEREUM"])]
     source: dict[str, Any]
     destination: dict[str, Any]
+
+
+class CreateIntent(RequestBody):
+    src_external_account_id: Identifier = Field(alias="srcExternalAccountId")
+    dest_external_account_id: Identifier = Field(alias="destExternalAccountId")
+    amount: Annotated[
+        StrictStr,
+        Field(
+            min_length=1,
+            max_length=64,
+            description="Decimal string in the source currency; at most its `decimals` places",
+            examples=["100.00"],
+        ),
+    ]
+    provider_id: Identifier | None = Field(default=None, alias="providerId")
+    auto_execute: StrictBool = Field(default=False, alias="autoExecute")
+    redirect_url: RedirectUrl | None = Field(default=None, alias="redirectUrl")
+
+
+class ExecuteIntent(RequestBody):
+    """`POST /intent/{intentId}/transaction` takes no fields: send `{}` or no body."""
+
+
+class SandboxProviderEvent(RequestBody):
+    # strict=False: the JSON string names the member (strict mode wants an instance).
+    type: ProviderEventType = Field(strict=False)
+    reason: Reason | None = None
+
+
+class SandboxStepOutcome(RequestBody):
+    outcome: StepOutcome = Field(strict=False)
+    reason: Reason | None = None
 
 
 # --- responses --------------------------------------------------------------------
@@ -166,6 +225,104 @@ class RequirementsResource(Resource):
     dest: CurrencyCode
     source: dict[str, Any]
     destination: dict[str, Any]
+
+
+class TransferAmountResource(Resource):
+    amount: str
+    currency_code: CurrencyCode = Field(alias="currencyCode")
+
+
+class ProviderAccountResource(Resource):
+    id: str
+    provider_code: str = Field(alias="providerCode")
+    provider_name: str = Field(alias="providerName")
+
+
+class MoneyMovementPlanResource(Resource):
+    id: str
+    type: MovementType
+    provider_account_id: str = Field(alias="providerAccountId")
+    provider_account: ProviderAccountResource = Field(alias="providerAccount")
+    created_at: Timestamp = Field(alias="createdAt")
+    updated_at: Timestamp = Field(alias="updatedAt")
+
+
+class ComplianceEdgeResource(Resource):
+    id: str
+
+
+class ComplianceStepResource(Resource):
+    id: str
+    code: str
+    description: str
+    status: StepStatus
+    depends_on: list[str] = Field(alias="dependsOn")
+    metadata: dict[str, Any] = Field(
+        description="completedBy, submittedAt, verifiedAt; on rejection `reason` and rejectedAt"
+    )
+    compliance_edge: ComplianceEdgeResource = Field(alias="complianceEdge")
+    created_at: Timestamp = Field(alias="createdAt")
+    updated_at: Timestamp = Field(alias="updatedAt")
+
+
+class CompliancePlanResource(Resource):
+    id: str
+    status: PlanStatus
+    current_step_code: str | None = Field(alias="currentStepCode")
+    steps: list[ComplianceStepResource] = Field(description="In dependency order")
+    created_at: Timestamp = Field(alias="createdAt")
+    updated_at: Timestamp = Field(alias="updatedAt")
+
+
+class IntentResource(Resource):
+    id: str
+    customer_id: str = Field(alias="customerId")
+    src: ExternalAccountResource
+    dest: ExternalAccountResource
+    status: IntentStatus
+    failure_reason: str | None = Field(alias="failureReason")
+    current_requirement_code: str | None = Field(alias="currentRequirementCode")
+    transfer_amount: TransferAmountResource = Field(alias="transferAmount")
+    mm_plan: MoneyMovementPlanResource = Field(alias="mmPlan")
+    compliance_plan: CompliancePlanResource = Field(alias="compliancePlan")
+    redirect_url: str | None = Field(alias="redirectUrl")
+    auto_execute: bool = Field(alias="autoExecute")
+    expired_at: Timestamp = Field(alias="expiredAt")
+    created_at: Timestamp = Field(alias="createdAt")
+    updated_at: Timestamp = Field(alias="updatedAt")
+
+
+class TransactionResource(Resource):
+    id: str
+    intent_id: str = Field(alias="intentId")
+    status: TransactionStatus
+    provider_reference: str = Field(alias="providerReference")
+    context: TransactionContext
+    failure_reason: str | None = Field(alias="failureReason")
+    last_activity_at: Timestamp = Field(alias="lastActivityAt")
+    created_at: Timestamp = Field(alias="createdAt")
+    updated_at: Timestamp = Field(alias="updatedAt")
+
+
+class IntentEnvelope(Resource):
+    intent: IntentResource
+    frontend_url: str | None = Field(
+        alias="frontendUrl", description="Hosted onboarding (with a short-lived token), or null"
+    )
+    workflow_id: str | None = Field(alias="workflowId")
+    transaction: TransactionResource | None
+
+
+class ProviderEventAccepted(Resource):
+    event_id: str = Field(alias="eventId")
+    transaction_id: str = Field(alias="transactionId")
+    type: ProviderEventType
+
+
+class StepOutcomeAccepted(Resource):
+    intent_id: str = Field(alias="intentId")
+    step_code: str = Field(alias="stepCode")
+    outcome: StepOutcome
 
 
 class WalletToken(Resource):

@@ -46,6 +46,10 @@ class Settings(BaseSettings):
     wallet_domain: str = Field(default="", alias="RAMP_WALLET_DOMAIN")
     wallet_uri: str = Field(default="", alias="RAMP_WALLET_URI")
     max_body_bytes: int = Field(default=64 * 1024, alias="RAMP_MAX_BODY_BYTES")
+    # An intent whose money has not started moving by then expires.
+    intent_lifetime_seconds: int = Field(default=24 * 3600, ge=60, alias="RAMP_INTENT_LIFETIME")
+    # Lifetime of the token in `frontendUrl`; every read of the intent issues a fresh one.
+    onboarding_token_ttl_seconds: int = Field(default=3600, alias="RAMP_ONBOARDING_TOKEN_TTL")
 
     @field_validator("public_url")
     @classmethod

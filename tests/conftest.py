@@ -28,6 +28,7 @@ from starlette.types import ASGIApp
 from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
+from temporalio.worker import Worker
 
 from api.app import create_app
 from ramp import projects
@@ -38,6 +39,7 @@ from ramp.security.encryption import SecretBox
 from ramp.security.keys import generated_keys
 from ramp.temporal import SEARCH_ATTRIBUTES
 from ramp.temporal_server import THROTTLE_LIFTING_DYNAMIC_CONFIG
+from worker import build_worker
 
 BIN = Path(sys.executable).parent
 
@@ -227,3 +229,12 @@ def bearer(token: str) -> dict[str, str]:
 @pytest.fixture
 async def customer(client: httpx.AsyncClient, project: ProjectCredentials) -> dict[str, Any]:
     return await make_customer(client, project)
+
+
+@pytest.fixture(scope="session")
+async def worker(
+    temporal_client: Client, sessions: async_sessionmaker[AsyncSession]
+) -> AsyncIterator[Worker]:
+    """The service's worker, polling the test server for the whole session."""
+    async with build_worker(temporal_client, sessions) as running:
+        yield running

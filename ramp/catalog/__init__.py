@@ -22,6 +22,7 @@ from .models import (
     Provider,
     Rail,
     Route,
+    compliance_edge_id,
     currency_id,
     provider_id,
 )
@@ -65,6 +66,7 @@ __all__ = [
     "SchemaViolation",
     "UnsupportedRoute",
     "all_currencies",
+    "compliance_edge_id",
     "currency_by_code",
     "currency_by_id",
     "currency_id",

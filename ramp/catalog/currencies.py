@@ -18,7 +18,12 @@ def _fiat(code: str, name: str) -> Currency:
 
 
 def _crypto(
-    ticker: str, blockchain: str, name: str, decimals: int, chain_id: int | None
+    ticker: str,
+    blockchain: str,
+    name: str,
+    decimals: int,
+    chain_id: int | None,
+    contract: str | None = None,
 ) -> Currency:
     code = f"{ticker.upper()}_{blockchain}"
     return Currency(
@@ -30,6 +35,7 @@ def _crypto(
         type=CurrencyType.CRYPTO,
         blockchain=blockchain,
         chain_id=chain_id,
+        contract_address=contract,
     )
 
 
@@ -39,12 +45,47 @@ _CURRENCIES: tuple[Currency, ...] = (
     _fiat("BRL", "Brazilian Real"),
     _fiat("MXN", "Mexican Peso"),
     _fiat("GBP", "Pound Sterling"),
-    _crypto("USDC", "ETHEREUM", "USD Coin (Ethereum)", 6, 1),
-    _crypto("USDC", "POLYGON", "USD Coin (Polygon PoS)", 6, 137),
-    _crypto("USDC", "BASE", "USD Coin (Base)", 6, 8453),
-    # Solana is not an EVM chain, so it has no chain id.
-    _crypto("USDC", "SOLANA", "USD Coin (Solana)", 6, None),
-    _crypto("EURe", "GNOSIS", "Monerium EURe (Gnosis)", 18, 100),
+    _crypto(
+        "USDC",
+        "ETHEREUM",
+        "USD Coin (Ethereum)",
+        6,
+        1,
+        contract="0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48",
+    ),
+    _crypto(
+        "USDC",
+        "POLYGON",
+        "USD Coin (Polygon PoS)",
+        6,
+        137,
+        contract="0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359",
+    ),
+    _crypto(
+        "USDC",
+        "BASE",
+        "USD Coin (Base)",
+        6,
+        8453,
+        contract="0x833589fCD6eDb6E08f4c7C32D4b71b54bdA02913",
+    ),
+    # Solana is not an EVM chain, so it has no chain id; its token id is a mint address.
+    _crypto(
+        "USDC",
+        "SOLANA",
+        "USD Coin (Solana)",
+        6,
+        None,
+        contract="EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v",
+    ),
+    _crypto(
+        "EURe",
+        "GNOSIS",
+        "Monerium EURe (Gnosis)",
+        18,
+        100,
+        contract="0xcB444e90D8198415266c6a2724b7900fb12FC56E",
+    ),
     _crypto("ETH", "ETHEREUM", "Ether", 18, 1),
     _crypto("BTC", "BITCOIN", "Bitcoin", 8, None),
 )

@@ -29,6 +29,12 @@ def provider_id(code: str) -> str:
     return str(uuid.uuid5(uuid.NAMESPACE_URL, "ramp:provider:" + code))
 
 
+def compliance_edge_id(provider_code: str, requirement_code: str) -> str:
+    """Stable identifier of the edge "this provider requires this requirement"."""
+    name = f"ramp:compliance-edge:{provider_code}:{requirement_code}"
+    return str(uuid.uuid5(uuid.NAMESPACE_URL, name))
+
+
 class CurrencyType(StrEnum):
     FIAT = "FIAT"
     CRYPTO = "CRYPTO"
@@ -69,6 +75,8 @@ class Currency(_Frozen):
     blockchain: str | None = None
     # EVM chain id; None for fiat and for chains without one (Bitcoin, Solana).
     chain_id: int | None = None
+    # Token contract (or mint) for tokens; None for fiat and native coins.
+    contract_address: str | None = None
     created_at: datetime = CATALOG_TIMESTAMP
     updated_at: datetime = CATALOG_TIMESTAMP
 

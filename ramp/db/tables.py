@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, Column, UniqueConstraint
+from sqlalchemy import JSON, Column, Index, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
 from ramp.db.types import UTCDateTime, utcnow
@@ -112,3 +112,102 @@ class ExternalAccount(SQLModel, table=True):
     account_metadata: dict[str, Any] = Field(sa_column=Column("metadata", JSON, nullable=False))
     created_at: datetime = _created()
     updated_at: datetime = _created()
+
+
+# --- intents: the projection the API reads; the workflow owns the state ---------------
+#
+# Rows are written only by `activities.intents.IntentActivities.record_intent`, from the
+# workflow's state. Classes are named `...Row` where a workflow model of the same name
+# exists (ramp/intents/models.py).
+
+
+class IntentRow(SQLModel, table=True):
+    __tablename__ = "intent"
+    __table_args__ = (Index("ix_intent_customer_created", "customer_id", "created_at", "id"),)
+    id: str = Field(primary_key=True, max_length=36)
+    project_id: str = Field(foreign_key="project.id", index=True, max_length=36)
+    customer_id: str = Field(foreign_key="customer.id", max_length=36)
+    src_account_id: str = Field(foreign_key="external_account.id", max_length=36)
+    dest_account_id: str = Field(foreign_key="external_account.id", max_length=36)
+    amount: str = Field(max_length=64)
+    currency_code: str = Field(max_length=32)
+    status: str = Field(max_length=16)
+    failure_reason: str | None = Field(default=None, max_length=1000)
+    auto_execute: bool
+    redirect_url: str | None = Field(default=None, max_length=2000)
+    onboarding: bool
+    fingerprint: str = Field(max_length=64)
+    # Money movement plan: the selected provider.
+    mm_plan_id: str = Field(max_length=36)
+    movement_type: str = Field(max_length=16)
+    provider_id: str = Field(max_length=36)
+    provider_code: str = Field(max_length=64)
+    provider_name: str = Field(max_length=200)
+    provider_account_id: str = Field(foreign_key="provider_account.id", max_length=36)
+    # Compliance plan (one per intent).
+    plan_id: str = Field(max_length=36)
+    plan_status: str = Field(max_length=16)
+    current_step_code: str | None = Field(default=None, max_length=64)
+    plan_created_at: datetime = Field(sa_type=UTCDateTime)
+    plan_updated_at: datetime = Field(sa_type=UTCDateTime)
+    created_at: datetime = Field(sa_type=UTCDateTime)
+    updated_at: datetime = Field(sa_type=UTCDateTime)
+    expired_at: datetime = Field(sa_type=UTCDateTime)
+    revision: int
+
+
+class ComplianceStepRow(SQLModel, table=True):
+    __tablename__ = "compliance_step"
+    id: str = Field(primary_key=True, max_length=36)
+    intent_id: str = Field(foreign_key="intent.id", index=True, max_length=36)
+    position: int
+    code: str = Field(max_length=64)
+    description: str = Field(max_length=500)
+    depends_on: list[str] = Field(sa_column=Column(JSON, nullable=False))
+    edge_id: str = Field(max_length=36)
+    status: str = Field(max_length=16)
+    step_metadata: dict[str, Any] = Field(sa_column=Column("metadata", JSON, nullable=False))
+    created_at: datetime = Field(sa_type=UTCDateTime)
+    updated_at: datetime = Field(sa_type=UTCDateTime)
+
+
+class TransactionRow(SQLModel, table=True):
+    __tablename__ = "intent_transaction"
+    id: str = Field(primary_key=True, max_length=36)
+    intent_id: str = Field(foreign_key="intent.id", unique=True, max_length=36)
+    project_id: str = Field(foreign_key="project.id", index=True, max_length=36)
+    status: str = Field(max_length=16)
+    provider_code: str = Field(max_length=64)
+    provider_reference: str = Field(max_length=200)
+    context: dict[str, Any] = Field(sa_column=Column(JSON, nullable=False))
+    failure_reason: str | None = Field(default=None, max_length=1000)
+    created_at: datetime = Field(sa_type=UTCDateTime)
+    updated_at: datetime = Field(sa_type=UTCDateTime)
+    last_activity_at: datetime = Field(sa_type=UTCDateTime)
+
+
+class TransactionEventRow(SQLModel, table=True):
+    """A provider event applied to a transaction, for the audit trail."""
+
+    __tablename__ = "transaction_event"
+    id: str = Field(primary_key=True, max_length=64)
+    transaction_id: str = Field(foreign_key="intent_transaction.id", index=True, max_length=36)
+    type: str = Field(max_length=32)
+    status_after: str = Field(max_length=16)
+    reason: str | None = Field(default=None, max_length=1000)
+    received_at: datetime = Field(sa_type=UTCDateTime)
+
+
+class SatisfiedRequirement(SQLModel, table=True):
+    """A requirement a customer fulfilled with a provider: later intents skip it."""
+
+    __tablename__ = "satisfied_requirement"
+    __table_args__ = (UniqueConstraint("customer_id", "provider_code", "requirement_code"),)
+    id: str = Field(primary_key=True, max_length=36)
+    customer_id: str = Field(foreign_key="customer.id", max_length=36)
+    provider_code: str = Field(max_length=64)
+    requirement_code: str = Field(max_length=64)
+    satisfied_at: datetime = Field(sa_type=UTCDateTime)
+    expires_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
+    # The intent whose onboarding satisfied it.
+    intent_id: str = Field(max_length=36)

@@ -1,7 +1,8 @@
-"""Tokens we issue: the customer access token and the wallet sign-in token.
+"""Tokens we issue: the customer access token, the wallet sign-in token and the token
+of an intent's hosted onboarding page (in `frontendUrl`).
 
-Both are EdDSA (Ed25519) JWTs. They carry different audiences so that neither can be
-used in place of the other.
+All are EdDSA (Ed25519) JWTs. They carry different audiences so that none can be used
+in place of another.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from ramp.security.encryption import MissingKey
 ALGORITHM = "EdDSA"
 CUSTOMER_AUDIENCE = "ramp:customer"
 WALLET_AUDIENCE = "ramp:wallet"
+ONBOARDING_AUDIENCE = "ramp:onboarding"
 
 
 class InvalidToken(Exception):
@@ -45,6 +47,12 @@ class WalletClaims:
     subject: str  # CAIP-10 account id, e.g. eip155:100:0xAbC...
     address: str
     chain_id: int
+
+
+@dataclass(frozen=True)
+class OnboardingClaims:
+    intent_id: str
+    customer_id: str
 
 
 class TokenService:
@@ -74,7 +82,7 @@ class TokenService:
         now = datetime.now(UTC)
         payload = {
             **claims,
-            "iss": self.issuer if audience == CUSTOMER_AUDIENCE else self.wallet_issuer,
+            "iss": self.wallet_issuer if audience == WALLET_AUDIENCE else self.issuer,
             "aud": audience,
             "iat": now,
             "exp": now + ttl,
@@ -121,6 +129,14 @@ class TokenService:
             )
         except KeyError as error:
             raise InvalidToken("token is invalid") from error
+
+    def issue_onboarding_token(self, intent_id: str, customer_id: str, ttl: timedelta) -> str:
+        """The token of an intent's hosted onboarding page: that one intent, nothing else."""
+        return self._encode({"sub": intent_id, "cid": customer_id}, ONBOARDING_AUDIENCE, ttl)
+
+    def verify_onboarding_token(self, token: str) -> OnboardingClaims:
+        claims = self._decode(token, ONBOARDING_AUDIENCE, self.issuer)
+        return OnboardingClaims(intent_id=str(claims["sub"]), customer_id=str(claims.get("cid")))
 
     def issue_wallet_token(self, address: str, chain_id: int, ttl: timedelta) -> str:
         subject = f"eip155:{chain_id}:{address}"

@@ -1,0 +1,285 @@
+"""Payment intents: create (through the intent's workflow), read (from the projection).
+
+Writes go to the workflow, which owns the intent's state; reads never ask the
+workflow, they read the SQL projection its activities keep up to date.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import json
+import uuid
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+from urllib.parse import urlencode
+
+from sqlalchemy import and_, or_
+from sqlmodel import col, select
+from sqlmodel.ext.asyncio.session import AsyncSession
+from starlette.requests import Request
+from starlette.responses import Response
+from temporalio.client import WithStartWorkflowOperation
+from temporalio.common import WorkflowIDConflictPolicy
+
+from api.auth import authenticate_customer
+from api.body import read_json
+from api.errors import ApiError, bad_request, not_found
+from api.render import intent_envelope, intent_resource, json_list, json_resource
+from api.schemas import CreateIntent, ExecuteIntent, IntentEnvelope
+from api.services import Services, services
+from ramp import temporal
+from ramp.db.tables import ComplianceStepRow, ExternalAccount, IntentRow, TransactionRow
+from ramp.intents.amounts import AmountProblem, parse_amount
+from ramp.intents.errors import IntentError
+from ramp.intents.lifecycle import refuse_execution, workflow_id
+from ramp.intents.models import IntentRequest
+from ramp.intents.states import IntentStatus, PlanStatus
+from workflows.intents import IntentWorkflow
+
+DEFAULT_PAGE_SIZE = 20
+MAX_PAGE_SIZE = 100
+IDEMPOTENCY_HEADER = "idempotency-key"
+_IDEMPOTENCY_IDS = uuid.UUID("4f0a3c55-9b1e-4c1e-8a59-2d8f1f0c6e11")
+# How long POST /intent waits for the workflow's answer before reporting 503.
+_OPEN_TIMEOUT = timedelta(seconds=15)
+
+
+async def create_intent(request: Request) -> Response:
+    app = services(request)
+    async with app.db() as session:
+        customer = await authenticate_customer(request, session)
+        body = await read_json(request, CreateIntent)
+        try:
+            parse_amount(body.amount)
+        except AmountProblem as problem:
+            raise bad_request(
+                IntentError.AMOUNT_VALIDATION_ERROR, problem.message, problem.details
+            ) from None
+        fingerprint = _fingerprint(body)
+        key = _idempotency_key(request)
+        intent_id = (
+            str(uuid.uuid5(_IDEMPOTENCY_IDS, f"{customer.id}:{key}")) if key else str(uuid.uuid4())
+        )
+        if key is not None:
+            stored = await session.get(IntentRow, intent_id)
+            if stored is not None:
+                _check_same_request(stored.fingerprint, fingerprint)
+                envelope = (await load_envelopes(session, [stored], app))[0]
+                return json_resource(envelope, 201, headers={"Idempotent-Replayed": "true"})
+    opened = await app.temporal.execute_update_with_start_workflow(
+        IntentWorkflow.open,
+        start_workflow_operation=WithStartWorkflowOperation(
+            IntentWorkflow.run,
+            IntentRequest(
+                intent_id=intent_id,
+                project_id=customer.project_id,
+                customer_id=customer.id,
+                src_account_id=body.src_external_account_id,
+                dest_account_id=body.dest_external_account_id,
+                amount=body.amount,
+                provider_id=body.provider_id,
+                auto_execute=body.auto_execute,
+                redirect_url=body.redirect_url,
+                lifetime_seconds=app.settings.intent_lifetime_seconds,
+                fingerprint=fingerprint,
+            ),
+            id=workflow_id(intent_id),
+            task_queue=temporal.TASK_QUEUE,
+            # A retry with the same Idempotency-Key joins the running workflow, whose
+            # `open` update (same update id) answers from its first result.
+            id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
+        ),
+        id="open",
+        rpc_timeout=_OPEN_TIMEOUT,
+    )
+    _check_same_request(opened.fingerprint, fingerprint)
+    return json_resource(await _envelope(app, customer.id, opened.intent_id), 201)
+
+
+async def list_intents(request: Request) -> Response:
+    app = services(request)
+    limit = _limit(request)
+    cursor = _cursor(request)
+    async with app.db() as session:
+        customer = await authenticate_customer(request, session)
+        query = select(IntentRow).where(IntentRow.customer_id == customer.id)
+        if cursor is not None:
+            created_at, last_id = cursor
+            query = query.where(
+                or_(
+                    col(IntentRow.created_at) < created_at,
+                    and_(col(IntentRow.created_at) == created_at, col(IntentRow.id) < last_id),
+                )
+            )
+        query = query.order_by(col(IntentRow.created_at).desc(), col(IntentRow.id).desc())
+        rows = list((await session.exec(query.limit(limit + 1))).all())
+        page = rows[:limit]
+        envelopes = await load_envelopes(session, page, app)
+    headers = {}
+    if len(rows) > limit:
+        params = urlencode({"limit": limit, "cursor": _encode_cursor(page[-1])})
+        headers["Link"] = f'</v1/intent?{params}>; rel="next"'
+    return json_list(envelopes, headers=headers)
+
+
+async def get_intent(request: Request) -> Response:
+    app = services(request)
+    async with app.db() as session:
+        customer = await authenticate_customer(request, session)
+    return json_resource(await _envelope(app, customer.id, request.path_params["id"]))
+
+
+async def execute_intent(request: Request) -> Response:
+    """POST /intent/{intentId}/transaction: the transaction of a compliant intent."""
+    app = services(request)
+    intent_id = request.path_params["intentId"]
+    async with app.db() as session:
+        customer = await authenticate_customer(request, session)
+        if await request.body():
+            await read_json(request, ExecuteIntent)
+        intent = await _owned_intent(session, customer.id, intent_id)
+        transaction = (
+            await session.exec(
+                select(TransactionRow.id).where(TransactionRow.intent_id == intent_id)
+            )
+        ).first()
+        # Answer the common refusals from the projection; the workflow re-checks.
+        refusal = refuse_execution(
+            IntentStatus(intent.status),
+            PlanStatus(intent.plan_status),
+            intent.current_step_code,
+            has_transaction=transaction is not None,
+        )
+        if refusal is not None:
+            raise bad_request(*refusal)
+    handle = app.temporal.get_workflow_handle_for(IntentWorkflow.run, workflow_id(intent_id))
+    await handle.execute_update(IntentWorkflow.execute, id="execute", rpc_timeout=_OPEN_TIMEOUT)
+    return json_resource(await _envelope(app, customer.id, intent_id), 201)
+
+
+async def load_envelopes(
+    session: AsyncSession, intents: Sequence[IntentRow], app: Services
+) -> list[IntentEnvelope]:
+    """Response envelopes of `intents`, with four queries whatever their number."""
+    if not intents:
+        return []
+    ids = [intent.id for intent in intents]
+    steps = (
+        await session.exec(
+            select(ComplianceStepRow).where(col(ComplianceStepRow.intent_id).in_(ids))
+        )
+    ).all()
+    transactions = {
+        row.intent_id: row
+        for row in (
+            await session.exec(select(TransactionRow).where(col(TransactionRow.intent_id).in_(ids)))
+        ).all()
+    }
+    account_ids = {i.src_account_id for i in intents} | {i.dest_account_id for i in intents}
+    accounts = {
+        row.id: row
+        for row in (
+            await session.exec(
+                select(ExternalAccount).where(col(ExternalAccount.id).in_(account_ids))
+            )
+        ).all()
+    }
+    envelopes = []
+    for intent in intents:
+        resource = intent_resource(
+            intent,
+            [step for step in steps if step.intent_id == intent.id],
+            accounts[intent.src_account_id],
+            accounts[intent.dest_account_id],
+        )
+        envelopes.append(
+            intent_envelope(
+                resource,
+                transactions.get(intent.id),
+                frontend_url=_frontend_url(app, intent) if intent.onboarding else None,
+                workflow_id=workflow_id(intent.id) if intent.onboarding else None,
+            )
+        )
+    return envelopes
+
+
+async def _envelope(app: Services, customer_id: str, intent_id: str) -> IntentEnvelope:
+    async with app.db() as session:
+        intent = await _owned_intent(session, customer_id, intent_id)
+        return (await load_envelopes(session, [intent], app))[0]
+
+
+async def _owned_intent(session: AsyncSession, customer_id: str, intent_id: str) -> IntentRow:
+    intent = await session.get(IntentRow, intent_id)
+    if intent is None or intent.customer_id != customer_id:
+        # Another customer's intent does not exist, as far as this caller knows.
+        raise not_found("intent")
+    return intent
+
+
+def _frontend_url(app: Services, intent: IntentRow) -> str:
+    token = app.tokens.issue_onboarding_token(
+        intent.id, intent.customer_id, timedelta(seconds=app.settings.onboarding_token_ttl_seconds)
+    )
+    return f"{app.settings.public_url}/onboarding/{intent.id}?{urlencode({'token': token})}"
+
+
+def _fingerprint(body: CreateIntent) -> str:
+    canonical = json.dumps(body.model_dump(mode="json", by_alias=True), sort_keys=True)
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def _idempotency_key(request: Request) -> str | None:
+    key = request.headers.get(IDEMPOTENCY_HEADER)
+    if key is None:
+        return None
+    if not 1 <= len(key) <= 255 or not key.isprintable():
+        raise bad_request(
+            "INVALID_IDEMPOTENCY_KEY", "Idempotency-Key must be 1 to 255 printable characters"
+        )
+    return key
+
+
+def _check_same_request(stored: str, given: str) -> None:
+    if stored != given:
+        raise ApiError(
+            409,
+            "IDEMPOTENCY_KEY_REUSED",
+            "this Idempotency-Key was used with a different request body",
+        )
+
+
+def _limit(request: Request) -> int:
+    raw = request.query_params.get("limit")
+    if raw is None:
+        return DEFAULT_PAGE_SIZE
+    if not raw.isdigit() or not 1 <= int(raw) <= MAX_PAGE_SIZE:
+        raise bad_request(
+            "VALIDATION_ERROR",
+            f"limit must be an integer from 1 to {MAX_PAGE_SIZE}",
+            {"fields": [{"pointer": "/limit", "reason": f"must be 1 to {MAX_PAGE_SIZE}"}]},
+        )
+    return int(raw)
+
+
+def _encode_cursor(intent: IntentRow) -> str:
+    raw = json.dumps([intent.created_at.isoformat(), intent.id]).encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def _cursor(request: Request) -> tuple[datetime, str] | None:
+    raw = request.query_params.get("cursor")
+    if raw is None:
+        return None
+    try:
+        created_at, intent_id = json.loads(base64.urlsafe_b64decode(raw + "=" * (-len(raw) % 4)))
+        moment = datetime.fromisoformat(created_at)
+        if moment.tzinfo is None or not isinstance(intent_id, str):
+            raise ValueError("incomplete cursor")
+    except (ValueError, TypeError, binascii.Error, UnicodeDecodeError):
+        raise bad_request(
+            "INVALID_CURSOR", "cursor is not one this API returned (use the Link header)"
+        ) from None
+    return moment, intent_id

@@ -1,0 +1,58 @@
+"""The interface every provider adapter implements."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Protocol
+
+from pydantic import BaseModel, ConfigDict
+
+from ramp.catalog import MovementType, Rail
+from ramp.intents.models import ProviderTransaction
+
+
+class AccountDetails(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    currency_code: str
+    rail: Rail | None = None
+    country_code: str | None = None
+    # The account metadata as registered: a real provider needs it to pay out.
+    metadata: dict[str, Any]
+
+
+class TransactionOrder(BaseModel):
+    """What the service asks a provider to set up for one intent."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    # Our transaction id, sent as the provider's idempotency key: a retried activity
+    # must find the order it already placed, never place a second one.
+    transaction_id: str
+    movement_type: MovementType
+    amount: str
+    source: AccountDetails
+    destination: AccountDetails
+
+
+class ProviderAdapter(Protocol):
+    async def create_transaction(self, order: TransactionOrder) -> ProviderTransaction:
+        """Places the order; returns the provider's reference and the deposit instructions.
+
+        Raises a non-retryable `ApplicationError` when the provider refuses the order;
+        any other exception is retried.
+        """
+        ...
+
+
+class ProviderAdapters:
+    """The adapter of each provider, by provider code."""
+
+    def __init__(self, adapters: Mapping[str, ProviderAdapter]) -> None:
+        self._adapters = dict(adapters)
+
+    def for_provider(self, code: str) -> ProviderAdapter:
+        try:
+            return self._adapters[code]
+        except KeyError:
+            raise LookupError(f"no adapter for provider {code}") from None

@@ -1,0 +1,1 @@
+"""Payment intents: amounts, compliance, state machines and the workflow's models."""

@@ -1,0 +1,264 @@
+"""Inputs, outputs and state of the intent workflow and its activities.
+
+Plain pydantic models, apart from the SQL tables: the workflow imports this module and
+never the database. Timestamps are always passed in (the workflow's `now()`), never
+defaulted, because a default clock would make replays nondeterministic.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+from pydantic.alias_generators import to_camel
+
+from ramp.catalog import MovementType
+from ramp.intents.states import (
+    IntentStatus,
+    PlanStatus,
+    ProviderEventType,
+    StepOutcome,
+    StepStatus,
+    TransactionStatus,
+)
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+# --- starting an intent -------------------------------------------------------------
+
+
+class IntentRequest(_Model):
+    """What `POST /intent` asked for: the workflow's start input."""
+
+    intent_id: str
+    project_id: str
+    customer_id: str
+    src_account_id: str
+    dest_account_id: str
+    amount: str  # a decimal string whose format the API already checked
+    provider_id: str | None = None
+    auto_execute: bool = False
+    redirect_url: str | None = None
+    lifetime_seconds: int
+    # Hash of the request body: a retry with the same Idempotency-Key must match it.
+    fingerprint: str
+
+
+class RequirementSpec(_Model):
+    code: str
+    description: str
+    depends_on: list[str]
+    # Stable id of the provider -> requirement edge of the compliance graph.
+    edge_id: str
+
+
+class ProviderSelection(_Model):
+    """The provider chosen for an intent, and what the workflow needs to know of it."""
+
+    provider_id: str
+    provider_code: str
+    provider_name: str
+    provider_account_id: str
+    movement_type: MovementType
+    source_currency: str
+    destination_currency: str
+    requirements: list[RequirementSpec]
+
+
+class RequirementChecks(_Model):
+    intent_id: str
+    customer_id: str
+    provider_code: str
+    amount: str
+    currency_code: str
+    codes: list[str]
+
+
+class CheckResult(_Model):
+    code: str
+    satisfied: bool
+    reason: str | None = None
+
+
+class CheckResults(_Model):
+    results: list[CheckResult]
+
+
+# --- state ----------------------------------------------------------------------------
+
+
+class ComplianceStep(_Model):
+    id: str
+    code: str
+    description: str
+    depends_on: list[str]
+    edge_id: str
+    status: StepStatus
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    created_at: datetime
+    updated_at: datetime
+
+
+class CompliancePlan(_Model):
+    id: str
+    status: PlanStatus
+    current_step_code: str | None
+    steps: list[ComplianceStep]
+    created_at: datetime
+    updated_at: datetime
+
+
+class _Wire(BaseModel):
+    """Deposit instructions go to API clients as they are: camelCase."""
+
+    model_config = ConfigDict(
+        extra="forbid", alias_generator=to_camel, populate_by_name=True, serialize_by_alias=True
+    )
+
+
+class BankDepositInstructions(_Wire):
+    rail: str
+    amount: str
+    currency_code: str
+    beneficiary_name: str
+    bank_name: str
+    # The identifiers of the rail: routing and account number, IBAN and BIC, PIX key...
+    account_identifier: dict[str, str]
+    # Must be quoted with the payment: it is how the provider matches the deposit.
+    reference: str
+
+
+class CryptoDepositInstructions(_Wire):
+    address: str
+    currency_code: str
+    chain: str
+    chain_id: int | None
+    amount: str
+    amount_in_smallest_unit: str
+    token_contract: str | None = None
+
+
+class DepositInstruction(_Wire):
+    type: Literal["BANK", "CRYPTO"]
+    encoding: Literal["DISPLAY"] = "DISPLAY"
+    instructions: BankDepositInstructions | CryptoDepositInstructions
+
+
+class TransactionContext(_Wire):
+    deposit_instructions: list[DepositInstruction]
+
+
+class AppliedEvent(_Model):
+    """A provider event the workflow applied to the transaction."""
+
+    event_id: str
+    type: ProviderEventType
+    status_after: TransactionStatus
+    reason: str | None = None
+    received_at: datetime
+
+
+class Transaction(_Model):
+    id: str
+    status: TransactionStatus
+    provider_reference: str
+    context: TransactionContext
+    failure_reason: str | None = None
+    created_at: datetime
+    updated_at: datetime
+    last_activity_at: datetime
+    events: list[AppliedEvent] = Field(default_factory=list)
+
+
+class IntentState(_Model):
+    """Everything the workflow knows about its intent; the projection mirrors it."""
+
+    id: str
+    project_id: str
+    customer_id: str
+    src_account_id: str
+    dest_account_id: str
+    amount: str
+    currency_code: str
+    auto_execute: bool
+    redirect_url: str | None
+    fingerprint: str
+    provider: ProviderSelection
+    mm_plan_id: str
+    status: IntentStatus
+    failure_reason: str | None = None
+    # True when the plan was not complete at creation: the intent went through the
+    # hosted onboarding, so its responses carry `frontendUrl` and `workflowId`.
+    onboarding: bool
+    plan: CompliancePlan
+    transaction: Transaction | None = None
+    created_at: datetime
+    updated_at: datetime
+    expired_at: datetime
+    # Grows with every change; the projection ignores a write older than what it holds.
+    revision: int = 1
+
+
+class IntentOpened(_Model):
+    """Result of the opening update: enough for the API to read the projection."""
+
+    intent_id: str
+    fingerprint: str
+
+
+# --- messages to a running intent -----------------------------------------------------
+
+
+class StepUpdate(_Model):
+    """An onboarding outcome for one compliance step (a workflow signal)."""
+
+    step_code: str
+    outcome: StepOutcome
+    reason: str | None = None
+
+
+class ProviderEvent(_Model):
+    """Progress reported by the provider for the intent's transaction (a workflow signal)."""
+
+    event_id: str
+    transaction_id: str
+    type: ProviderEventType
+    reason: str | None = None
+
+
+class TransactionRequest(_Model):
+    """Input of `create_transaction`: what the provider adapter is asked to do."""
+
+    transaction_id: str
+    intent_id: str
+    customer_id: str
+    provider_code: str
+    movement_type: MovementType
+    src_account_id: str
+    dest_account_id: str
+    amount: str
+    source_currency: str
+    destination_currency: str
+
+
+class ProviderTransaction(_Model):
+    provider_reference: str
+    context: TransactionContext
+
+
+class ExecutionResult(_Model):
+    """Result of the `execute` update (POST /intent/{id}/transaction)."""
+
+    intent_id: str
+    transaction_id: str
+
+
+class IntentOutcome(_Model):
+    """Result of the workflow: the intent's final status (None: the intent was refused)."""
+
+    intent_id: str
+    status: IntentStatus | None

@@ -1,0 +1,244 @@
+"""IntentWorkflow: one per payment intent, from `POST /intent` to a final status.
+
+`POST /intent` starts it with update-with-start: the `open` update selects the provider,
+builds the compliance plan and, when every requirement is already satisfied, creates
+the transaction, all before the HTTP response. The workflow then waits, durably, for
+onboarding outcomes (`update_step`), `POST /intent/{id}/transaction` (`execute`),
+provider events (`report_provider_event`) and its expiry timer.
+
+State changes are computed by `ramp.intents.lifecycle` (pure, deterministic) and
+written to the SQL projection by the `record_intent` activity after each change. One
+lock serialises handlers, so each sees the state the previous one left.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import datetime, timedelta
+from typing import TypedDict
+
+from temporalio import workflow
+from temporalio.common import RetryPolicy, SearchAttributeUpdate
+from temporalio.exceptions import ActivityError, ApplicationError
+
+with workflow.unsafe.imports_passed_through():
+    from activities.intents import IntentActivities
+    from ramp import temporal
+    from ramp.intents import lifecycle
+    from ramp.intents.errors import IntentError, intent_error
+    from ramp.intents.models import (
+        ExecutionResult,
+        IntentOpened,
+        IntentOutcome,
+        IntentRequest,
+        IntentState,
+        ProviderEvent,
+        RequirementChecks,
+        StepUpdate,
+        TransactionRequest,
+    )
+
+
+# Lookups and projection writes are short database work: local activities spare a
+# round trip through the server per step (see bench/intents.py for the difference).
+class _Options(TypedDict, total=False):
+    start_to_close_timeout: timedelta
+    schedule_to_close_timeout: timedelta
+    retry_policy: RetryPolicy
+
+
+_LOOKUP: _Options = {
+    "start_to_close_timeout": timedelta(seconds=10),
+    "retry_policy": RetryPolicy(initial_interval=timedelta(milliseconds=100), maximum_attempts=5),
+}
+# The projection must eventually hold every change: retry until the database is back.
+_RECORD: _Options = {
+    "start_to_close_timeout": timedelta(seconds=10),
+    "retry_policy": RetryPolicy(
+        initial_interval=timedelta(milliseconds=100), maximum_interval=timedelta(seconds=30)
+    ),
+}
+_PROVIDER: _Options = {
+    "start_to_close_timeout": timedelta(seconds=20),
+    "schedule_to_close_timeout": timedelta(seconds=60),
+    "retry_policy": RetryPolicy(initial_interval=timedelta(milliseconds=500), maximum_attempts=5),
+}
+
+
+@workflow.defn
+class IntentWorkflow:
+    @workflow.init
+    def __init__(self, request: IntentRequest) -> None:
+        self._request = request
+        self._state: IntentState | None = None
+        self._refusal: ApplicationError | None = None
+        self._lock = asyncio.Lock()
+
+    @workflow.run
+    async def run(self, request: IntentRequest) -> IntentOutcome:
+        await workflow.wait_condition(lambda: self._state is not None or self._refusal is not None)
+        state = self._state
+        if state is not None:
+            remaining = (state.expired_at - workflow.now()).total_seconds()
+            try:
+                await workflow.wait_condition(
+                    lambda: not lifecycle.deposit_pending(state),
+                    timeout=timedelta(seconds=max(remaining, 0.001)),
+                )
+            except TimeoutError:
+                async with self._lock:
+                    if lifecycle.expire(state, self._now()):
+                        await self._record(state)
+            await workflow.wait_condition(lambda: lifecycle.is_terminal(state))
+        await workflow.wait_condition(workflow.all_handlers_finished)
+        return IntentOutcome(intent_id=request.intent_id, status=state.status if state else None)
+
+    @workflow.update
+    async def open(self) -> IntentOpened:
+        """Selects the provider, builds the plan and, when it is complete, the transaction."""
+        async with self._lock:
+            if self._refusal is not None:
+                raise self._refusal
+            if self._state is not None:
+                # Another request with the same Idempotency-Key: the API compares
+                # fingerprints and refuses a different body.
+                return IntentOpened(intent_id=self._state.id, fingerprint=self._state.fingerprint)
+            request = self._request
+            try:
+                selection = await workflow.execute_local_activity_method(
+                    IntentActivities.select_provider, request, **_LOOKUP
+                )
+                checks = await workflow.execute_local_activity_method(
+                    IntentActivities.check_requirements,
+                    RequirementChecks(
+                        intent_id=request.intent_id,
+                        customer_id=request.customer_id,
+                        provider_code=selection.provider_code,
+                        amount=request.amount,
+                        currency_code=selection.source_currency,
+                        codes=[r.code for r in selection.requirements],
+                    ),
+                    **_LOOKUP,
+                )
+            except ActivityError as error:
+                self._refusal = _business_error(error)
+                raise self._refusal from None
+            state = lifecycle.open_intent(request, selection, checks.results, self._now())
+            if lifecycle.should_auto_execute(state):
+                # A provider failure here leaves a valid intent without a transaction:
+                # the client may retry with POST /intent/{id}/transaction.
+                await self._create_transaction(state, raise_on_failure=False)
+            await self._record(state)
+            self._state = state
+            self._publish(state)
+            return IntentOpened(intent_id=state.id, fingerprint=state.fingerprint)
+
+    @workflow.update
+    async def execute(self) -> ExecutionResult:
+        """Creates the transaction of an intent whose compliance plan is complete."""
+        async with self._lock:
+            state = self._opened()
+            refusal = lifecycle.execution_refusal(state)
+            if refusal is not None:
+                raise intent_error(*refusal)
+            await self._create_transaction(state, raise_on_failure=True)
+            await self._record(state)
+            self._publish(state)
+            assert state.transaction is not None
+            return ExecutionResult(intent_id=state.id, transaction_id=state.transaction.id)
+
+    @execute.validator
+    def _check_execute(self) -> None:
+        # Refused here, a duplicate request leaves no trace in the history.
+        refusal = lifecycle.execution_refusal(self._opened())
+        if refusal is not None:
+            raise intent_error(*refusal)
+
+    @workflow.signal
+    async def update_step(self, update: StepUpdate) -> None:
+        """An onboarding outcome (submitted, verified, rejected) for the current step."""
+        async with self._lock:
+            state = self._state
+            if state is None or not lifecycle.apply_step_update(state, update, self._now()):
+                workflow.logger.warning("step update ignored: %s", update)
+                return
+            if lifecycle.should_auto_execute(state):
+                await self._create_transaction(state, raise_on_failure=False)
+            await self._record(state)
+            self._publish(state)
+
+    @workflow.signal
+    async def report_provider_event(self, event: ProviderEvent) -> None:
+        """Progress of the transaction as the provider reports it."""
+        async with self._lock:
+            state = self._state
+            if state is None or not lifecycle.apply_provider_event(state, event, self._now()):
+                workflow.logger.warning("provider event ignored: %s", event)
+                return
+            await self._record(state)
+            self._publish(state)
+
+    def _opened(self) -> IntentState:
+        if self._state is None:
+            raise intent_error(IntentError.INTENT_CLOSED, "the intent was not created")
+        return self._state
+
+    def _now(self) -> datetime:
+        now = workflow.now()
+        return now.replace(microsecond=now.microsecond // 1000 * 1000)
+
+    async def _create_transaction(self, state: IntentState, *, raise_on_failure: bool) -> None:
+        selection = state.provider
+        try:
+            created = await workflow.execute_local_activity_method(
+                IntentActivities.create_transaction,
+                TransactionRequest(
+                    transaction_id=lifecycle.derived_id(state.id, "transaction"),
+                    intent_id=state.id,
+                    customer_id=state.customer_id,
+                    provider_code=selection.provider_code,
+                    movement_type=selection.movement_type,
+                    src_account_id=state.src_account_id,
+                    dest_account_id=state.dest_account_id,
+                    amount=state.amount,
+                    source_currency=selection.source_currency,
+                    destination_currency=selection.destination_currency,
+                ),
+                **_PROVIDER,
+            )
+        except ActivityError as error:
+            workflow.logger.warning("provider did not create the transaction: %s", error.cause)
+            if raise_on_failure:
+                raise intent_error(
+                    IntentError.PROVIDER_ERROR,
+                    f"{selection.provider_name} could not create the transaction; try again",
+                ) from None
+            return
+        lifecycle.attach_transaction(state, created, self._now())
+
+    async def _record(self, state: IntentState) -> None:
+        await workflow.execute_local_activity_method(
+            IntentActivities.record_intent, state, **_RECORD
+        )
+
+    def _publish(self, state: IntentState) -> None:
+        """Search attributes, so operators can filter intents in the Temporal UI."""
+        step = state.plan.current_step_code
+        updates: list[SearchAttributeUpdate[str]] = [
+            temporal.INTENT_STATUS.value_set(state.status.value),
+            temporal.PROJECT_ID.value_set(state.project_id),
+            temporal.CUSTOMER_ID.value_set(state.customer_id),
+            temporal.PROVIDER_CODE.value_set(state.provider.provider_code),
+            temporal.CURRENT_STEP.value_set(step) if step else temporal.CURRENT_STEP.value_unset(),
+        ]
+        workflow.upsert_search_attributes(updates)
+
+
+def _business_error(error: ActivityError) -> ApplicationError:
+    """The activity's business error, so the update fails with its type and details."""
+    cause = error.cause
+    if isinstance(cause, ApplicationError) and cause.non_retryable:
+        return ApplicationError(cause.message, *cause.details, type=cause.type, non_retryable=True)
+    return intent_error(
+        IntentError.TEMPORARILY_UNAVAILABLE, "the intent could not be opened; try again"
+    )
