@@ -30,6 +30,7 @@ from api.render import intent_envelope, intent_resource, json_list, json_resourc
 from api.schemas import CreateIntent, ExecuteIntent, IntentEnvelope
 from api.services import Services, services
 from ramp import temporal
+from ramp.db.engine import read_snapshot
 from ramp.db.tables import ComplianceStepRow, ExternalAccount, IntentRow, TransactionRow
 from ramp.intents.amounts import AmountProblem, parse_amount
 from ramp.intents.errors import IntentError
@@ -59,15 +60,12 @@ async def create_intent(request: Request) -> Response:
             ) from None
         fingerprint = _fingerprint(body)
         key = _idempotency_key(request)
-        intent_id = (
-            str(uuid.uuid5(_IDEMPOTENCY_IDS, f"{customer.id}:{key}")) if key else str(uuid.uuid4())
-        )
-        if key is not None:
-            stored = await session.get(IntentRow, intent_id)
-            if stored is not None:
-                _check_same_request(stored.fingerprint, fingerprint)
-                envelope = (await load_envelopes(session, [stored], app))[0]
-                return json_resource(envelope, 201, headers={"Idempotent-Replayed": "true"})
+        intent_id = intent_id_for_key(customer.id, key) if key else str(uuid.uuid4())
+        stored = await session.get(IntentRow, intent_id) if key is not None else None
+    if stored is not None:
+        _check_same_request(stored.fingerprint, fingerprint)
+        replayed = await _envelope(app, customer.id, intent_id)
+        return json_resource(replayed, 201, headers={"Idempotent-Replayed": "true"})
     opened = await app.temporal.execute_update_with_start_workflow(
         IntentWorkflow.open,
         start_workflow_operation=WithStartWorkflowOperation(
@@ -103,6 +101,7 @@ async def list_intents(request: Request) -> Response:
     limit = _limit(request)
     cursor = _cursor(request)
     async with app.db() as session:
+        await read_snapshot(session)
         customer = await authenticate_customer(request, session)
         query = select(IntentRow).where(IntentRow.customer_id == customer.id)
         if cursor is not None:
@@ -127,8 +126,11 @@ async def list_intents(request: Request) -> Response:
 async def get_intent(request: Request) -> Response:
     app = services(request)
     async with app.db() as session:
+        await read_snapshot(session)
         customer = await authenticate_customer(request, session)
-    return json_resource(await _envelope(app, customer.id, request.path_params["id"]))
+        intent = await _owned_intent(session, customer.id, request.path_params["id"])
+        envelope = (await load_envelopes(session, [intent], app))[0]
+    return json_resource(envelope)
 
 
 async def execute_intent(request: Request) -> Response:
@@ -207,6 +209,7 @@ async def load_envelopes(
 
 async def _envelope(app: Services, customer_id: str, intent_id: str) -> IntentEnvelope:
     async with app.db() as session:
+        await read_snapshot(session)
         intent = await _owned_intent(session, customer_id, intent_id)
         return (await load_envelopes(session, [intent], app))[0]
 
@@ -224,6 +227,11 @@ def _frontend_url(app: Services, intent: IntentRow) -> str:
         intent.id, intent.customer_id, timedelta(seconds=app.settings.onboarding_token_ttl_seconds)
     )
     return f"{app.settings.public_url}/onboarding/{intent.id}?{urlencode({'token': token})}"
+
+
+def intent_id_for_key(customer_id: str, key: str) -> str:
+    """The id of the intent a customer creates with this Idempotency-Key."""
+    return str(uuid.uuid5(_IDEMPOTENCY_IDS, f"{customer_id}:{key}"))
 
 
 def _fingerprint(body: CreateIntent) -> str:

@@ -89,6 +89,7 @@ class IntentWorkflow:
                 async with self._lock:
                     if lifecycle.expire(state, self._now()):
                         await self._record(state)
+                        self._publish(state)
             await workflow.wait_condition(lambda: lifecycle.is_terminal(state))
         await workflow.wait_condition(workflow.all_handlers_finished)
         return IntentOutcome(intent_id=request.intent_id, status=state.status if state else None)
@@ -120,7 +121,7 @@ class IntentWorkflow:
                     ),
                     **_LOOKUP,
                 )
-            except ActivityError as error:
+            except (ActivityError, ApplicationError) as error:
                 self._refusal = _business_error(error)
                 raise self._refusal from None
             state = lifecycle.open_intent(request, selection, checks.results, self._now())
@@ -206,8 +207,8 @@ class IntentWorkflow:
                 ),
                 **_PROVIDER,
             )
-        except ActivityError as error:
-            workflow.logger.warning("provider did not create the transaction: %s", error.cause)
+        except (ActivityError, ApplicationError) as error:
+            workflow.logger.warning("provider did not create the transaction: %s", _cause(error))
             if raise_on_failure:
                 raise intent_error(
                     IntentError.PROVIDER_ERROR,
@@ -234,9 +235,14 @@ class IntentWorkflow:
         workflow.upsert_search_attributes(updates)
 
 
-def _business_error(error: ActivityError) -> ApplicationError:
+def _cause(error: BaseException) -> BaseException | None:
+    # A failed local activity raises its own error; a regular one wraps it in ActivityError.
+    return error.cause if isinstance(error, ActivityError) else error
+
+
+def _business_error(error: BaseException) -> ApplicationError:
     """The activity's business error, so the update fails with its type and details."""
-    cause = error.cause
+    cause = _cause(error)
     if isinstance(cause, ApplicationError) and cause.non_retryable:
         return ApplicationError(cause.message, *cause.details, type=cause.type, non_retryable=True)
     return intent_error(

@@ -14,6 +14,7 @@ from decimal import Decimal
 import base58
 import bech32
 from eth_utils.address import to_checksum_address
+from temporalio.exceptions import ApplicationError
 
 from ramp.adapters.base import TransactionOrder
 from ramp.catalog import Currency, MovementType, Provider, Rail, currency_by_code
@@ -61,11 +62,22 @@ def deposit_address(currency: Currency, seed: bytes) -> str:
     return str(to_checksum_address(seed[:20]))
 
 
+# Test value: an amount with these decimals makes the mock provider refuse the order.
+REFUSED_AMOUNT_SUFFIX = ".91"
+
+
 class SandboxProviderAdapter:
     def __init__(self, provider: Provider) -> None:
         self.provider = provider
 
     async def create_transaction(self, order: TransactionOrder) -> ProviderTransaction:
+        if order.amount.endswith(REFUSED_AMOUNT_SUFFIX):
+            raise ApplicationError(
+                f"{self.provider.name} refused the order "
+                f"(sandbox test amount ending in {REFUSED_AMOUNT_SUFFIX})",
+                type="PROVIDER_REFUSED",
+                non_retryable=True,
+            )
         source = currency_by_code(order.source.currency_code)
         assert source is not None, order.source.currency_code
         if order.movement_type is MovementType.ONRAMP:

@@ -33,3 +33,19 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
 
 def session_factory(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:
     return async_sessionmaker(engine, class_=AsyncSession, expire_on_commit=False)
+
+
+async def read_snapshot(session: AsyncSession) -> None:
+    """Makes the rest of the session's transaction read one consistent snapshot.
+
+    Call it before the transaction's first query, on read-only work: a response built
+    from several rows (an intent, its steps, its transaction) must not mix two writes.
+    PostgreSQL's default READ COMMITTED and pysqlite's autocommitted SELECTs would.
+    """
+    connection = await session.connection()
+    if connection.dialect.name == "postgresql":
+        await connection.exec_driver_sql("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+    else:
+        # pysqlite only opens transactions before writes; a deferred BEGIN pins the
+        # WAL snapshot at the first SELECT. Read-only, so it never needs a write lock.
+        await connection.exec_driver_sql("BEGIN")

@@ -1,0 +1,1 @@
+"""Recorded IntentWorkflow histories, replayed by tests/test_replay.py."""

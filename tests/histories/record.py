@@ -1,0 +1,475 @@
+"""Records the IntentWorkflow histories that tests/test_replay.py replays.
+
+    .venv/bin/python -m tests.histories.record                # every path not yet recorded
+    .venv/bin/python -m tests.histories.record expired        # just these paths
+    .venv/bin/python -m tests.histories.record --overwrite X  # replace a recorded history
+
+Each path drives one intent through the real HTTP API (in-process), a real worker
+(in-process) and a Temporal dev server the script starts, with a temporary SQLite
+database; the finished workflow's history goes to `tests/histories/intent_<path>.json`.
+`expired` runs on the time-skipping test server instead, so its 24-hour lifetime passes
+in milliseconds.
+
+The recorded files stand for workflows already running in production: existing ones
+are never replaced unless `--overwrite` is given (see tests/test_replay.py for when
+that is acceptable). Before writing, every new history is replayed once against the
+current code, so a history that cannot replay is never saved.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import os
+import sys
+import tempfile
+import traceback
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import httpx
+from asgi_lifespan import LifespanManager
+from temporalio.api.enums.v1 import EventType
+from temporalio.client import Client, WorkflowHandle, WorkflowHistory
+from temporalio.contrib.pydantic import pydantic_data_converter
+from temporalio.testing import WorkflowEnvironment
+from temporalio.worker import Replayer
+from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxRestrictions
+
+from api.app import create_app
+from api.intents import intent_id_for_key
+from ramp.catalog.models import provider_id
+from ramp.config import Settings
+from ramp.db.engine import create_engine, session_factory
+from ramp.db.migrate import upgrade
+from ramp.intents.lifecycle import workflow_id
+from ramp.intents.models import IntentOutcome
+from ramp.intents.states import IntentStatus
+from ramp.security.keys import generated_keys
+from ramp.temporal import SEARCH_ATTRIBUTES
+from ramp.temporal_server import THROTTLE_LIFTING_DYNAMIC_CONFIG, ensure_search_attributes
+from tests.conftest import ProjectCredentials, make_customer, make_project
+from tests.payments import (
+    complete_onboarding,
+    create_intent,
+    provider_event,
+    register_accounts,
+    step_outcome,
+    step_status,
+    wait_for_intent,
+)
+from worker import build_worker
+from workflows.intents import IntentWorkflow
+
+HISTORIES = Path(__file__).resolve().parent
+BIN = Path(sys.executable).parent
+# Recorded on the dev server, in this order; `expired` needs the time-skipping server.
+DEV_SERVER_PATHS = ("autocomplete", "onboarding", "auto_execute", "rejected", "refused")
+TIME_SKIPPING_PATHS = ("expired",)
+PATHS = DEV_SERVER_PATHS + TIME_SKIPPING_PATHS
+# Longer than any intent lifetime the API sets by default (24 hours).
+_PAST_EXPIRY = timedelta(hours=25)
+_WORKFLOW_TIMEOUT = 30.0
+Envelope = dict[str, Any]
+
+
+def history_file(path: str) -> Path:
+    return HISTORIES / f"intent_{path}.json"
+
+
+@dataclass(frozen=True)
+class Stack:
+    """One server's worth of service: API client, Temporal client and a project."""
+
+    http: httpx.AsyncClient
+    temporal: Client
+    project: ProjectCredentials
+
+    async def customer(self, external_id: str) -> tuple[str, str]:
+        """A new customer of the project: (customer id, access token)."""
+        body = await make_customer(self.http, self.project, external_id)
+        return str(body["id"]), str(body["access_token"])
+
+    def handle(self, intent_id: str) -> WorkflowHandle[IntentWorkflow, IntentOutcome]:
+        return self.temporal.get_workflow_handle_for(IntentWorkflow.run, workflow_id(intent_id))
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """What a path leaves behind: its workflow and the status it must end with."""
+
+    intent_id: str
+    status: IntentStatus | None
+    # False: the workflow is expected to stay open, and its history so far is recorded.
+    completes: bool = True
+
+
+async def _new_intent(
+    stack: Stack, token: str, accounts: tuple[str, str], **fields: Any
+) -> Envelope:
+    response = await create_intent(stack.http, token, accounts, **fields)
+    assert response.status_code == 201, response.text
+    body: Envelope = response.json()
+    return body
+
+
+async def _event(
+    stack: Stack,
+    token: str,
+    envelope: Envelope,
+    event: str,
+    reason: str | None = None,
+) -> Envelope:
+    """Reports a provider event and waits until the projection shows its effect."""
+    intent = envelope["intent"]
+    transaction = envelope["transaction"]
+    assert transaction is not None, envelope
+    response = await provider_event(
+        stack.http, stack.project, transaction["id"], event, reason=reason
+    )
+    assert response.status_code == 202, response.text
+    # Every applied event moves updatedAt on (milliseconds, and each round trip is longer).
+    return await wait_for_intent(
+        stack.http,
+        token,
+        intent["id"],
+        lambda body: body["intent"]["updatedAt"] != intent["updatedAt"],
+    )
+
+
+async def _step(
+    stack: Stack, token: str, intent_id: str, code: str, outcome: str, reason: str | None = None
+) -> Envelope:
+    """Reports a step outcome and waits until the projection shows it."""
+    target = {"SUBMITTED": "SUBMITTED", "VERIFIED": "COMPLETED", "REJECTED": "REJECTED"}[outcome]
+    response = await step_outcome(stack.http, stack.project, intent_id, code, outcome, reason)
+    assert response.status_code == 202, response.text
+    return await wait_for_intent(
+        stack.http, token, intent_id, lambda body: step_status(body, code) == target
+    )
+
+
+def _current_step(envelope: Envelope) -> str:
+    code = envelope["intent"]["compliancePlan"]["currentStepCode"]
+    assert isinstance(code, str), envelope
+    return code
+
+
+async def record_autocomplete(stack: Stack) -> Recorded:
+    """A returning customer: the transaction comes with the intent; it settles."""
+    _, token = await stack.customer("replay-autocomplete")
+    accounts = await register_accounts(stack.http, token)
+    # Onboarding once puts every requirement on record. This first intent stays
+    # PENDING (no transaction); its workflow is not recorded.
+    first = await _new_intent(stack, token, accounts)
+    await complete_onboarding(stack.http, stack.project, token, first["intent"]["id"])
+
+    envelope = await _new_intent(stack, token, accounts)
+    assert envelope["intent"]["status"] == "PROCESSING", envelope
+    assert envelope["transaction"] is not None, envelope
+    envelope = await _event(stack, token, envelope, "DEPOSIT_RECEIVED")
+    envelope = await _event(stack, token, envelope, "PAYOUT_SENT")
+    envelope = await _event(stack, token, envelope, "SETTLED")
+    assert envelope["intent"]["status"] == "COMPLETED", envelope
+    return Recorded(envelope["intent"]["id"], IntentStatus.COMPLETED)
+
+
+async def record_onboarding(stack: Stack) -> Recorded:
+    """First intent: every step verified, then POST /intent/{id}/transaction; it fails."""
+    _, token = await stack.customer("replay-onboarding")
+    accounts = await register_accounts(stack.http, token)
+    envelope = await _new_intent(stack, token, accounts, autoExecute=False)
+    intent_id = envelope["intent"]["id"]
+    assert envelope["intent"]["compliancePlan"]["currentStepCode"] is not None, envelope
+    envelope = await complete_onboarding(stack.http, stack.project, token, intent_id)
+    assert envelope["transaction"] is None, envelope
+
+    response = await stack.http.post(
+        f"/v1/intent/{intent_id}/transaction",
+        json={},
+        headers={"Authorization": f"Bearer {token}"},
+    )
+    assert response.status_code == 201, response.text
+    envelope = response.json()
+    envelope = await _event(stack, token, envelope, "FAILED", reason="the deposit bounced")
+    assert envelope["intent"]["status"] == "FAILED", envelope
+    return Recorded(intent_id, IntentStatus.FAILED)
+
+
+async def record_auto_execute(stack: Stack) -> Recorded:
+    """First intent with autoExecute: the last verification creates the transaction."""
+    _, token = await stack.customer("replay-auto-execute")
+    accounts = await register_accounts(stack.http, token)
+    envelope = await _new_intent(stack, token, accounts, autoExecute=True)
+    intent_id = envelope["intent"]["id"]
+    code = _current_step(envelope)
+    await _step(stack, token, intent_id, code, "SUBMITTED")
+    await _step(stack, token, intent_id, code, "VERIFIED")
+    await complete_onboarding(stack.http, stack.project, token, intent_id)
+    envelope = await wait_for_intent(
+        stack.http, token, intent_id, lambda body: body["transaction"] is not None
+    )
+    envelope = await _event(stack, token, envelope, "DEPOSIT_RECEIVED")
+    envelope = await _event(stack, token, envelope, "RETURNED", reason="beneficiary mismatch")
+    assert envelope["intent"]["status"] == "FAILED", envelope
+    return Recorded(intent_id, IntentStatus.FAILED)
+
+
+async def record_rejected(stack: Stack) -> Recorded:
+    """First intent: the first step is rejected, which ends the intent."""
+    _, token = await stack.customer("replay-rejected")
+    accounts = await register_accounts(stack.http, token)
+    envelope = await _new_intent(stack, token, accounts)
+    intent_id = envelope["intent"]["id"]
+    code = _current_step(envelope)
+    envelope = await _step(stack, token, intent_id, code, "REJECTED", reason="document unreadable")
+    assert envelope["intent"]["status"] == "FAILED", envelope
+    return Recorded(intent_id, IntentStatus.FAILED)
+
+
+async def record_refused(stack: Stack) -> Recorded:
+    """POST /intent naming an ineligible provider: 400, and the workflow ends empty."""
+    customer_id, token = await stack.customer("replay-refused")
+    accounts = await register_accounts(stack.http, token)
+    key = "replay-refused"
+    # Meridian moves EUR over SEPA: it cannot serve this USD/ACH on-ramp. The worker
+    # would log the expected refusal with a traceback: keep the output readable.
+    activity_logger = logging.getLogger("temporalio.activity")
+    level = activity_logger.level
+    activity_logger.setLevel(logging.ERROR)
+    try:
+        response = await create_intent(
+            stack.http,
+            token,
+            accounts,
+            headers={"Idempotency-Key": key},
+            providerId=provider_id("sandbox_meridian"),
+        )
+    finally:
+        activity_logger.setLevel(level)
+    assert response.status_code == 400, response.text
+    assert response.json()["code"] == "PROVIDER_NOT_ELIGIBLE", response.text
+    # With an Idempotency-Key the API derives the intent id (api/intents.py).
+    intent_id = intent_id_for_key(customer_id, key)
+    # The workflow should end here with no intent, but it stays open: `open` catches
+    # ActivityError, while a failed local activity raises the activity's own
+    # ApplicationError (temporalio 1.35), so `_refusal` is never set and run() waits
+    # forever. Workflows like this one run in production: record the history as is.
+    return Recorded(intent_id, None, completes=False)
+
+
+async def record_expired(stack: Stack, env: WorkflowEnvironment) -> Recorded:
+    """First intent left alone: its lifetime runs out (time-skipping server)."""
+    _, token = await stack.customer("replay-expired")
+    accounts = await register_accounts(stack.http, token)
+    envelope = await _new_intent(stack, token, accounts)
+    intent_id = envelope["intent"]["id"]
+    # A handle from update-with-start does not skip time by itself.
+    await env.sleep(_PAST_EXPIRY)
+    envelope = await wait_for_intent(
+        stack.http, token, intent_id, lambda body: body["intent"]["status"] == "EXPIRED"
+    )
+    return Recorded(intent_id, IntentStatus.EXPIRED)
+
+
+def _settings(data_dir: Path, temporal_address: str) -> Settings:
+    keys: dict[str, Any] = generated_keys()
+    return Settings(
+        RAMP_ENV="sandbox",
+        RAMP_DATA_DIR=str(data_dir),
+        DATABASE_URL=f"sqlite:///{data_dir / 'ramp.db'}",
+        TEMPORAL_ADDRESS=temporal_address,
+        RAMP_PUBLIC_URL="http://testserver",
+        **keys,
+    )
+
+
+@asynccontextmanager
+async def running_stack(env: WorkflowEnvironment, data_dir: Path) -> AsyncIterator[Stack]:
+    """A migrated database, a project, the worker and the API, against `env`."""
+    settings = _settings(data_dir, env.client.service_client.config.target_host)
+    upgrade(settings)
+    engine = create_engine(settings)
+    try:
+        sessions = session_factory(engine)
+        async with sessions() as db:
+            project = await make_project(db, settings, name="Replay histories")
+        client = Client(
+            env.client.service_client, namespace="default", data_converter=pydantic_data_converter
+        )
+        app = create_app(settings)
+        async with (
+            build_worker(client, sessions),
+            LifespanManager(app) as manager,
+            httpx.AsyncClient(
+                transport=httpx.ASGITransport(app=manager.app, raise_app_exceptions=False),
+                base_url="http://testserver",
+            ) as http,
+        ):
+            yield Stack(http=http, temporal=client, project=project)
+    finally:
+        await engine.dispose()
+
+
+def replayer() -> Replayer:
+    """Configured like the worker (worker.py), as tests/test_replay.py does."""
+    return Replayer(
+        workflows=[IntentWorkflow],
+        data_converter=pydantic_data_converter,
+        workflow_runner=SandboxedWorkflowRunner(
+            restrictions=SandboxRestrictions.default.with_passthrough_all_modules()
+        ),
+    )
+
+
+async def _save(stack: Stack, path: str, recorded: Recorded) -> None:
+    """Waits for the workflow to end, checks its outcome, replays and writes its history."""
+    handle = stack.handle(recorded.intent_id)
+    if recorded.completes:
+        async with asyncio.timeout(_WORKFLOW_TIMEOUT):
+            outcome = await handle.result()
+        assert outcome.intent_id == recorded.intent_id, outcome
+        assert outcome.status == recorded.status, (path, outcome)
+        history = await handle.fetch_history()
+    else:
+        history = await _settled_history(handle)
+        status = (await handle.describe()).status
+        print(f"{path}: the workflow is {status.name if status else None}, recorded as it stands")
+    await replayer().replay_workflow(history)
+    target = history_file(path)
+    target.write_text(history.to_json() + "\n")
+    print(f"{path}: {_shown(target)} ({target.stat().st_size} bytes)")
+
+
+_TASK_IN_FLIGHT = frozenset(
+    {EventType.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED, EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED}
+)
+
+
+async def _settled_history(handle: WorkflowHandle[Any, Any]) -> WorkflowHistory:
+    """The history of an open workflow once every update it received has completed."""
+    async with asyncio.timeout(_WORKFLOW_TIMEOUT):
+        while True:
+            history = await handle.fetch_history()
+            types = [event.event_type for event in history.events]
+            accepted = types.count(EventType.EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_ACCEPTED)
+            completed = types.count(EventType.EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_COMPLETED)
+            if accepted and accepted == completed and types[-1] not in _TASK_IN_FLIGHT:
+                return history
+            await asyncio.sleep(0.05)
+
+
+_DEV_SERVER_RECORDERS: dict[str, Callable[[Stack], Awaitable[Recorded]]] = {
+    "autocomplete": record_autocomplete,
+    "onboarding": record_onboarding,
+    "auto_execute": record_auto_execute,
+    "rejected": record_rejected,
+    "refused": record_refused,
+}
+
+
+async def record(paths: Sequence[str]) -> None:
+    on_dev_server = [p for p in DEV_SERVER_PATHS if p in paths]
+    with tempfile.TemporaryDirectory(prefix="ramp-histories-") as tmp:
+        if on_dev_server:
+            extra = [
+                arg
+                for key, value in THROTTLE_LIFTING_DYNAMIC_CONFIG.items()
+                for arg in ("--dynamic-config-value", f"{key}={value}")
+            ]
+            async with (
+                await WorkflowEnvironment.start_local(
+                    dev_server_existing_path=str(BIN / "temporal"),
+                    search_attributes=SEARCH_ATTRIBUTES,
+                    dev_server_extra_args=extra,
+                    ui=False,
+                ) as env,
+                running_stack(env, Path(tmp) / "dev") as stack,
+            ):
+                for path in on_dev_server:
+                    await _save(stack, path, await _DEV_SERVER_RECORDERS[path](stack))
+        if "expired" in paths:
+            async with await WorkflowEnvironment.start_time_skipping(
+                test_server_existing_path=str(BIN / "temporal-test-server")
+            ) as env:
+                # Unknown search attributes would fail the workflow task forever there.
+                await ensure_search_attributes(env.client, "default")
+                async with running_stack(env, Path(tmp) / "time-skipping") as stack:
+                    await _save(stack, "expired", await record_expired(stack, env))
+
+
+def _parse(argv: Sequence[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="python -m tests.histories.record", description=__doc__.splitlines()[0]
+    )
+    parser.add_argument(
+        "paths",
+        nargs="*",
+        metavar="PATH",
+        help=f"paths to record ({', '.join(PATHS)}); default: those without a file",
+    )
+    parser.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="replace existing histories (breaks the guard for running workflows)",
+    )
+    args = parser.parse_args(argv)
+    unknown = [p for p in args.paths if p not in PATHS]
+    if unknown:
+        parser.error(f"unknown path(s) {', '.join(unknown)}; choose from {', '.join(PATHS)}")
+    return args
+
+
+def _shown(file: Path) -> str:
+    try:
+        return str(file.relative_to(Path.cwd()))
+    except ValueError:
+        return str(file)
+
+
+def main(argv: Sequence[str]) -> int:
+    args = _parse(argv)
+    named: list[str] = list(dict.fromkeys(args.paths))
+    if named:
+        existing = [p for p in named if history_file(p).exists()]
+        if existing and not args.overwrite:
+            print(
+                "refusing to overwrite recorded histories (they guard running workflows): "
+                + ", ".join(_shown(history_file(p)) for p in existing)
+                + "\nrecord new paths only, or pass --overwrite if you really mean it",
+                file=sys.stderr,
+            )
+            return 2
+        paths = named
+    elif args.overwrite:
+        paths = list(PATHS)
+    else:
+        paths = [p for p in PATHS if not history_file(p).exists()]
+        skipped = [p for p in PATHS if p not in paths]
+        if skipped:
+            print(f"already recorded, kept: {', '.join(skipped)}")
+        if not paths:
+            print("nothing to record")
+            return 0
+    asyncio.run(record(paths))
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        status = main(sys.argv[1:])
+    except SystemExit as exit_:  # argparse
+        status = exit_.code if isinstance(exit_.code, int) else 1
+    except BaseException:
+        traceback.print_exc()
+        status = 1
+    # The Temporal SDK's native threads can abort interpreter finalisation (exit 134,
+    # sdk-python issue 300): leave with our own status before that can happen.
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(status)

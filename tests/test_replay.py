@@ -1,0 +1,107 @@
+"""Determinism guard: recorded IntentWorkflow histories must replay on the current code.
+
+Each `tests/histories/intent_<path>.json` is the history of one workflow that went
+through a path of the intent lifecycle (recorded by `tests/histories/record.py`). An
+intent's workflow lives for up to a day, so when a new worker starts, workflows begun
+by the previous code are still running and the new code replays their histories.
+A change to workflows/intents.py or ramp/intents/lifecycle.py (or to the activities'
+inputs and order, the search attributes it upserts, its timers) that makes one of
+these replays fail would break those running workflows with a NondeterminismError.
+
+When that happens, do not re-record the failing history to make the test pass:
+- keep the old behaviour for old histories with `workflow.patched("<change-id>")`
+  (and `workflow.deprecate_patch` once no workflow from before the change runs), so
+  the old history still replays and new workflows take the new branch;
+- record the new behaviour as a NEW path: add it to `PATHS` in
+  tests/histories/record.py and run `.venv/bin/python -m tests.histories.record`,
+  which records only the paths without a file. It refuses to overwrite an existing
+  history unless given `--overwrite`: the existing files stand for workflows running
+  in production and must keep guarding them until none of those can still be open.
+
+Replays need no Temporal server: the Replayer drives the workflow code from the
+history alone, with the worker's converter and sandbox settings.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from temporalio import workflow
+from temporalio.client import WorkflowHistory
+from temporalio.contrib.pydantic import pydantic_data_converter
+from temporalio.worker import Replayer
+from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxRestrictions
+from temporalio.workflow import NondeterminismError
+
+from ramp.intents.models import IntentOpened, IntentOutcome, IntentRequest
+from tests.histories.record import HISTORIES, PATHS
+from workflows.intents import IntentWorkflow
+
+HISTORY_FILES = sorted(HISTORIES.glob("intent_*.json"))
+
+
+def _replayer(*workflows: type) -> Replayer:
+    """Configured like the worker in worker.py: pydantic payloads, modules passed through."""
+    return Replayer(
+        workflows=list(workflows),
+        data_converter=pydantic_data_converter,
+        workflow_runner=SandboxedWorkflowRunner(
+            restrictions=SandboxRestrictions.default.with_passthrough_all_modules()
+        ),
+    )
+
+
+def _history(file: Path) -> WorkflowHistory:
+    # The workflow id plays no part in IntentWorkflow's decisions.
+    return WorkflowHistory.from_json(f"replay-{file.stem}", file.read_text())
+
+
+def test_every_path_has_a_recorded_history() -> None:
+    """A deleted (or unrecorded) history must fail, not silently drop out of the guard."""
+    recorded = {file.stem.removeprefix("intent_") for file in HISTORY_FILES}
+    assert recorded == set(PATHS)
+
+
+@pytest.mark.parametrize("file", HISTORY_FILES, ids=[file.stem for file in HISTORY_FILES])
+async def test_history_replays_on_current_code(file: Path) -> None:
+    result = await _replayer(IntentWorkflow).replay_workflow(_history(file))
+    assert result.replay_failure is None
+
+
+@workflow.defn(name="IntentWorkflow")
+class SwappedLookupsWorkflow:
+    """IntentWorkflow with its two lookups in the other order: an incompatible change."""
+
+    @workflow.init
+    def __init__(self, request: IntentRequest) -> None:
+        self._request = request
+        self._opened = False
+
+    @workflow.run
+    async def run(self, request: IntentRequest) -> IntentOutcome:
+        await workflow.wait_condition(lambda: self._opened)
+        return IntentOutcome(intent_id=request.intent_id, status=None)
+
+    @workflow.update
+    async def open(self) -> IntentOpened:
+        for activity in ("check_requirements", "select_provider"):
+            await workflow.execute_local_activity(
+                activity, self._request, start_to_close_timeout=timedelta(seconds=10)
+            )
+        self._opened = True
+        return IntentOpened(intent_id=self._request.intent_id, fingerprint="")
+
+
+@pytest.mark.parametrize("file", HISTORY_FILES, ids=[file.stem for file in HISTORY_FILES])
+async def test_incompatible_change_fails_the_replay(file: Path) -> None:
+    """The guard can fail: each history notices activities run in another order."""
+    replayer = _replayer(SwappedLookupsWorkflow)
+    history = _history(file)
+    # The recorded marker is select_provider; the changed code asks for check_requirements.
+    with pytest.raises(NondeterminismError, match="select_provider"):
+        await replayer.replay_workflow(history)
+    # Without raising, the failure is reported on the result instead.
+    result = await replayer.replay_workflow(history, raise_on_replay_failure=False)
+    assert isinstance(result.replay_failure, NondeterminismError)
