@@ -75,6 +75,13 @@ STEP_TRANSITIONS: dict[tuple[StepStatus, StepOutcome], StepStatus] = {
     (StepStatus.SUBMITTED, StepOutcome.REJECTED): StepStatus.REJECTED,
 }
 
+STEP_EFFECTS: dict[StepOutcome, str] = {
+    StepOutcome.SUBMITTED: "`submittedAt` in the step's metadata",
+    StepOutcome.VERIFIED: "recorded for the customer and provider (later intents skip it); "
+    "the plan moves to the next step",
+    StepOutcome.REJECTED: "`reason` in the step's metadata; plan FAILED, intent FAILED",
+}
+
 TRANSACTION_TRANSITIONS: dict[tuple[TransactionStatus, ProviderEventType], TransactionStatus] = {
     (TransactionStatus.PENDING, ProviderEventType.DEPOSIT_RECEIVED): TransactionStatus.IN_PROGRESS,
     (TransactionStatus.PENDING, ProviderEventType.FAILED): TransactionStatus.FAILED,
@@ -171,8 +178,13 @@ def _diagram(edges: list[tuple[str, str, str]]) -> list[str]:
     def node(name: str) -> str:
         return "[*]" if name.startswith("(") else name
 
+    def label(text: str) -> str:
+        # Mermaid takes plain words: no code marks, braces or colons.
+        clean = "".join(c for c in text if c not in "`{}:")
+        return f": {clean}" if clean else ""
+
     lines = ["```mermaid", "stateDiagram-v2"]
-    lines += [f"    {node(a)} --> {node(b)}: {label}" for a, b, label in edges]
+    lines += [f"    {node(a)} --> {node(b)}{label(text)}" for a, b, text in edges]
     lines.append("```")
     return lines
 
@@ -182,8 +194,7 @@ def states_markdown() -> str:
     out: list[str] = []
     out += ["### Intent", ""]
     out += _diagram(
-        [(t.source, t.target, t.trigger.replace(":", " ")) for t in INTENT_TRANSITIONS[:1]]
-        + [(t.source, t.target, t.trigger.replace(":", " ")) for t in INTENT_TRANSITIONS[2:]]
+        [(t.source, t.target, t.trigger) for t in INTENT_TRANSITIONS if t.target != "(none)"]
         + [(s, "[*]", "") for s in sorted(TERMINAL_INTENT_STATUSES)]
     )
     out += ["", *_table(list(INTENT_TRANSITIONS))]
