@@ -102,3 +102,16 @@ async def test_production_jwks_must_be_on_a_public_host(
         jwks_url="https://login.example/jwks",
     )
     assert trusted.jwks_url == "https://login.example/jwks"
+
+
+async def test_sandbox_endpoints_do_not_exist_in_production(
+    production_client: httpx.AsyncClient, db: AsyncSession, migrated: Settings
+) -> None:
+    live = await production_project(db, migrated)
+    for path, body in (
+        ("/v1/sandbox/transactions/t/events", {"type": "SETTLED"}),
+        ("/v1/sandbox/intents/i/compliance-steps/KYC_BASIC", {"outcome": "VERIFIED"}),
+    ):
+        response = await production_client.post(path, json=body, headers=live.basic)
+        assert response.status_code == 404, path
+        assert response.json()["code"] == "NOT_FOUND"

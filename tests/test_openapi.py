@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import httpx
+import pytest
 from jsonschema import Draft202012Validator
 from openapi_spec_validator import validate
 from starlette.routing import Route
@@ -13,6 +14,7 @@ from api.openapi import OPERATIONS, openapi_document
 from api.routes import V1
 from ramp.catalog import Rail, all_currencies
 from tests.conftest import ProjectCredentials, bearer
+from tests.payments import complete_onboarding, create_intent, provider_event, register_accounts
 from tests.test_external_accounts import onramp
 
 
@@ -69,3 +71,28 @@ async def test_responses_conform_to_the_document(
     error = await client.post("/v1/customers", json={}, headers=project.basic)
     conforms(document, "ErrorEnvelope", error.json())
     conforms(document, "CreateCustomer", {"id": "x", "metadata": {"a": 1}})
+
+
+@pytest.mark.usefixtures("worker")
+async def test_intent_responses_conform_to_the_document(
+    client: httpx.AsyncClient, project: ProjectCredentials, customer: dict[str, Any]
+) -> None:
+    document = openapi_document()
+    token = customer["access_token"]
+    accounts = await register_accounts(client, token)
+    created = await create_intent(client, token, accounts, redirectUrl="https://example.com/r")
+    conforms(document, "IntentEnvelope", created.json())
+    intent_id = created.json()["intent"]["id"]
+    completed = await complete_onboarding(client, project, token, intent_id)
+    conforms(document, "IntentEnvelope", completed)
+    executed = await client.post(f"/v1/intent/{intent_id}/transaction", headers=bearer(token))
+    conforms(document, "IntentEnvelope", executed.json())
+    event = await provider_event(
+        client, project, executed.json()["transaction"]["id"], "DEPOSIT_RECEIVED"
+    )
+    conforms(document, "ProviderEventAccepted", event.json())
+    listed = await client.get("/v1/intent", headers=bearer(token))
+    for envelope in listed.json():
+        conforms(document, "IntentEnvelope", envelope)
+    refused = await create_intent(client, token, accounts, amount="1.001")
+    conforms(document, "ErrorEnvelope", refused.json())
