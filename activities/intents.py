@@ -6,7 +6,8 @@ record), call the provider adapter, and write the projection the API reads.
 
 from __future__ import annotations
 
-import uuid
+import asyncio
+import contextlib
 from collections.abc import Sequence
 from decimal import Decimal
 from typing import Any
@@ -28,15 +29,12 @@ from ramp.catalog import (
     matching_corridor,
     provider_by_id,
 )
+from ramp.db.engine import begin_write
+from ramp.db.projection import project
 from ramp.db.tables import (
-    ComplianceStepRow,
     ExternalAccount,
     IntentRow,
-    Project,
-    ProviderAccount,
     SatisfiedRequirement,
-    TransactionEventRow,
-    TransactionRow,
 )
 from ramp.db.types import utcnow
 from ramp.db.upsert import upsert
@@ -45,7 +43,6 @@ from ramp.intents.compliance import (
     CheckContext,
     VerificationRecord,
     evaluate,
-    verification_expiry,
 )
 from ramp.intents.errors import IntentError, intent_error
 from ramp.intents.models import (
@@ -59,66 +56,57 @@ from ramp.intents.models import (
     RequirementSpec,
     TransactionRequest,
 )
-from ramp.intents.states import StepStatus
-from ramp.projects import project_providers
+from ramp.projects import routing_accounts
 
 
 class IntentActivities:
     def __init__(self, db: async_sessionmaker[AsyncSession], adapters: ProviderAdapters) -> None:
         self._db = db
         self._adapters = adapters
+        # SQLite has one writer at a time: queueing projection writes here is cheaper
+        # than letting the pool's connections wait in SQLite's busy handler.
+        self._writer: asyncio.Lock | contextlib.nullcontext[None] = (
+            asyncio.Lock() if db.kw["bind"].dialect.name == "sqlite" else contextlib.nullcontext()
+        )
 
     @activity.defn
     async def select_provider(self, request: IntentRequest) -> ProviderSelection:
         """Eligibility, selection and amount validation (spec: processing order 1-2, 5)."""
         async with self._db() as session:
             source, destination = await _accounts(session, request)
-            project = await session.get(Project, request.project_id)
-            assert project is not None
-            providers = await project_providers(session, project)
-            src = _facts(source)
-            dest = _facts(destination)
-            eligible, rejected = eligible_providers(providers, src, dest)
-            if not eligible:
-                raise intent_error(
-                    IntentError.NO_ELIGIBLE_PROVIDER,
-                    "no provider can handle the requested external accounts",
-                    {
-                        "providers": [
-                            {
-                                "providerId": p.id,
-                                "providerCode": p.code,
-                                "reasons": rejected[p.code],
-                            }
-                            for p in providers
-                        ],
-                        "remedy": "enable more providers for the project",
-                    },
-                )
-            chosen = _preferred(request.provider_id, eligible, src, dest) or eligible[0]
-            corridor = matching_corridor(chosen, src, dest)
-            assert corridor is not None  # eligible means a corridor matched
-            currency = currency_by_code(source.currency_code)
-            assert currency is not None
-            try:
-                check_amount(request.amount, currency, corridor.limits[currency.code], chosen.id)
-            except AmountProblem as problem:
-                raise intent_error(
-                    IntentError.AMOUNT_VALIDATION_ERROR, problem.message, problem.details
-                ) from None
-            account_id = (
-                await session.exec(
-                    select(ProviderAccount.id).where(
-                        ProviderAccount.project_id == project.id,
-                        ProviderAccount.provider_code == chosen.code,
-                    )
-                )
-            ).one()
+            routing = await routing_accounts(session, request.project_id)
+        providers = [provider for provider, _ in routing]
+        src = _facts(source)
+        dest = _facts(destination)
+        eligible, rejected = eligible_providers(providers, src, dest)
+        if not eligible:
+            raise intent_error(
+                IntentError.NO_ELIGIBLE_PROVIDER,
+                "no provider can handle the requested external accounts",
+                {
+                    "providers": [
+                        {"providerId": p.id, "providerCode": p.code, "reasons": rejected[p.code]}
+                        for p in providers
+                    ],
+                    "remedy": "enable more providers for the project",
+                },
+            )
+        chosen = _preferred(request.provider_id, eligible, src, dest) or eligible[0]
+        corridor = matching_corridor(chosen, src, dest)
+        assert corridor is not None  # eligible means a corridor matched
+        currency = currency_by_code(source.currency_code)
+        assert currency is not None
+        try:
+            check_amount(request.amount, currency, corridor.limits[currency.code], chosen.id)
+        except AmountProblem as problem:
+            raise intent_error(
+                IntentError.AMOUNT_VALIDATION_ERROR, problem.message, problem.details
+            ) from None
         return ProviderSelection(
             provider_id=chosen.id,
             provider_code=chosen.code,
             provider_name=chosen.name,
-            provider_account_id=account_id,
+            provider_account_id=next(a for p, a in routing if p is chosen),
             movement_type=corridor.type,
             source_currency=source.currency_code,
             destination_currency=destination.currency_code,
@@ -170,11 +158,21 @@ class IntentActivities:
     async def create_transaction(self, request: TransactionRequest) -> ProviderTransaction:
         """Places the order with the provider; returns its reference and deposit instructions."""
         async with self._db() as session:
-            source = await session.get(ExternalAccount, request.src_account_id)
-            destination = await session.get(ExternalAccount, request.dest_account_id)
+            accounts = {
+                account.id: account
+                for account in (
+                    await session.exec(
+                        select(ExternalAccount).where(
+                            col(ExternalAccount.id).in_(
+                                [request.src_account_id, request.dest_account_id]
+                            )
+                        )
+                    )
+                ).all()
+            }
         # Intents keep their accounts: external accounts are never deleted.
-        assert source is not None
-        assert destination is not None
+        source = accounts[request.src_account_id]
+        destination = accounts[request.dest_account_id]
         order = TransactionOrder(
             transaction_id=request.transaction_id,
             movement_type=request.movement_type,
@@ -191,7 +189,9 @@ class IntentActivities:
         A write older than the stored revision is skipped, so a late retry can never
         overwrite newer state.
         """
-        async with self._db() as session:
+        rows = project(state)
+        async with self._writer, self._db() as session:
+            await begin_write(session)
             stored = (
                 await session.exec(
                     select(IntentRow.revision).where(IntentRow.id == state.id).with_for_update()
@@ -199,31 +199,14 @@ class IntentActivities:
             ).first()
             if stored is not None and stored >= state.revision:
                 return
-            await upsert(session, IntentRow, [_intent_row(state)], ["id"])
+            await upsert(session, [rows.intent], ["id"])
+            await upsert(session, rows.steps, ["id"])
             await upsert(
-                session,
-                ComplianceStepRow,
-                [
-                    {
-                        "id": step.id,
-                        "intent_id": state.id,
-                        "position": position,
-                        "code": step.code,
-                        "description": step.description,
-                        "depends_on": step.depends_on,
-                        "edge_id": step.edge_id,
-                        "status": step.status.value,
-                        "metadata": step.metadata,
-                        "created_at": step.created_at,
-                        "updated_at": step.updated_at,
-                    }
-                    for position, step in enumerate(state.plan.steps)
-                ],
-                ["id"],
+                session, rows.verifications, ["customer_id", "provider_code", "requirement_code"]
             )
-            await _record_verifications(session, state)
-            if state.transaction is not None:
-                await _record_transaction(session, state)
+            if rows.transaction is not None:
+                await upsert(session, [rows.transaction], ["id"])
+                await upsert(session, rows.events, ["id"])
             await session.commit()
 
 
@@ -295,102 +278,4 @@ def _preferred(
         IntentError.PROVIDER_NOT_ELIGIBLE,
         f"preferred provider '{provider_id}' is not a valid candidate for this payment path",
         details,
-    )
-
-
-def _intent_row(state: IntentState) -> dict[str, Any]:
-    selection = state.provider
-    return {
-        "id": state.id,
-        "project_id": state.project_id,
-        "customer_id": state.customer_id,
-        "src_account_id": state.src_account_id,
-        "dest_account_id": state.dest_account_id,
-        "amount": state.amount,
-        "currency_code": state.currency_code,
-        "status": state.status.value,
-        "failure_reason": state.failure_reason,
-        "auto_execute": state.auto_execute,
-        "redirect_url": state.redirect_url,
-        "onboarding": state.onboarding,
-        "fingerprint": state.fingerprint,
-        "mm_plan_id": state.mm_plan_id,
-        "movement_type": selection.movement_type.value,
-        "provider_id": selection.provider_id,
-        "provider_code": selection.provider_code,
-        "provider_name": selection.provider_name,
-        "provider_account_id": selection.provider_account_id,
-        "plan_id": state.plan.id,
-        "plan_status": state.plan.status.value,
-        "current_step_code": state.plan.current_step_code,
-        "plan_created_at": state.plan.created_at,
-        "plan_updated_at": state.plan.updated_at,
-        "created_at": state.created_at,
-        "updated_at": state.updated_at,
-        "expired_at": state.expired_at,
-        "revision": state.revision,
-    }
-
-
-async def _record_verifications(session: AsyncSession, state: IntentState) -> None:
-    """Steps verified through onboarding become the customer's record for next time."""
-    rows = [
-        {
-            "id": str(uuid.uuid5(uuid.NAMESPACE_URL, f"{state.customer_id}:{step.edge_id}")),
-            "customer_id": state.customer_id,
-            "provider_code": state.provider.provider_code,
-            "requirement_code": step.code,
-            "satisfied_at": step.updated_at,
-            "expires_at": verification_expiry(step.code, step.updated_at),
-            "intent_id": state.id,
-        }
-        for step in state.plan.steps
-        if step.status is StepStatus.COMPLETED and step.metadata.get("completedBy") == "ONBOARDING"
-    ]
-    await upsert(
-        session,
-        SatisfiedRequirement,
-        rows,
-        ["customer_id", "provider_code", "requirement_code"],
-    )
-
-
-async def _record_transaction(session: AsyncSession, state: IntentState) -> None:
-    transaction = state.transaction
-    assert transaction is not None
-    await upsert(
-        session,
-        TransactionRow,
-        [
-            {
-                "id": transaction.id,
-                "intent_id": state.id,
-                "project_id": state.project_id,
-                "status": transaction.status.value,
-                "provider_code": state.provider.provider_code,
-                "provider_reference": transaction.provider_reference,
-                "context": transaction.context.model_dump(mode="json"),
-                "failure_reason": transaction.failure_reason,
-                "created_at": transaction.created_at,
-                "updated_at": transaction.updated_at,
-                "last_activity_at": transaction.last_activity_at,
-            }
-        ],
-        ["id"],
-    )
-    await upsert(
-        session,
-        TransactionEventRow,
-        [
-            {
-                "id": event.event_id,
-                "transaction_id": transaction.id,
-                "type": event.type.value,
-                "status_after": event.status_after.value,
-                "reason": event.reason,
-                "received_at": event.received_at,
-            }
-            for event in transaction.events
-        ],
-        ["id"],
     )

@@ -11,7 +11,7 @@ import binascii
 import hashlib
 import json
 import uuid
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
 from urllib.parse import urlencode
 
@@ -31,11 +31,12 @@ from api.schemas import CreateIntent, ExecuteIntent, IntentEnvelope
 from api.services import Services, services
 from ramp import temporal
 from ramp.db.engine import read_snapshot
+from ramp.db.projection import project
 from ramp.db.tables import ComplianceStepRow, ExternalAccount, IntentRow, TransactionRow
 from ramp.intents.amounts import AmountProblem, parse_amount
 from ramp.intents.errors import IntentError
 from ramp.intents.lifecycle import refuse_execution, workflow_id
-from ramp.intents.models import IntentRequest
+from ramp.intents.models import IntentRequest, IntentState
 from ramp.intents.states import IntentStatus, PlanStatus
 from workflows.intents import IntentWorkflow
 
@@ -62,6 +63,10 @@ async def create_intent(request: Request) -> Response:
         key = _idempotency_key(request)
         intent_id = intent_id_for_key(customer.id, key) if key else str(uuid.uuid4())
         stored = await session.get(IntentRow, intent_id) if key is not None else None
+        # For the response: the workflow's answer plus these, with no read afterwards.
+        accounts = await _accounts(
+            session, customer.id, [body.src_external_account_id, body.dest_external_account_id]
+        )
     if stored is not None:
         _check_same_request(stored.fingerprint, fingerprint)
         replayed = await _envelope(app, customer.id, intent_id)
@@ -93,7 +98,7 @@ async def create_intent(request: Request) -> Response:
         rpc_timeout=_OPEN_TIMEOUT,
     )
     _check_same_request(opened.fingerprint, fingerprint)
-    return json_resource(await _envelope(app, customer.id, opened.intent_id), 201)
+    return json_resource(_written(app, opened.state, accounts), 201)
 
 
 async def list_intents(request: Request) -> Response:
@@ -156,15 +161,20 @@ async def execute_intent(request: Request) -> Response:
         )
         if refusal is not None:
             raise bad_request(*refusal)
+        accounts = await _accounts(
+            session, customer.id, [intent.src_account_id, intent.dest_account_id]
+        )
     handle = app.temporal.get_workflow_handle_for(IntentWorkflow.run, workflow_id(intent_id))
-    await handle.execute_update(IntentWorkflow.execute, id="execute", rpc_timeout=_OPEN_TIMEOUT)
-    return json_resource(await _envelope(app, customer.id, intent_id), 201)
+    executed = await handle.execute_update(
+        IntentWorkflow.execute, id="execute", rpc_timeout=_OPEN_TIMEOUT
+    )
+    return json_resource(_written(app, executed.state, accounts), 201)
 
 
 async def load_envelopes(
     session: AsyncSession, intents: Sequence[IntentRow], app: Services
 ) -> list[IntentEnvelope]:
-    """Response envelopes of `intents`, with four queries whatever their number."""
+    """Response envelopes of `intents`, with three queries whatever their number."""
     if not intents:
         return []
     ids = [intent.id for intent in intents]
@@ -179,32 +189,58 @@ async def load_envelopes(
             await session.exec(select(TransactionRow).where(col(TransactionRow.intent_id).in_(ids)))
         ).all()
     }
-    account_ids = {i.src_account_id for i in intents} | {i.dest_account_id for i in intents}
-    accounts = {
-        row.id: row
-        for row in (
-            await session.exec(
-                select(ExternalAccount).where(col(ExternalAccount.id).in_(account_ids))
-            )
-        ).all()
-    }
-    envelopes = []
-    for intent in intents:
-        resource = intent_resource(
+    accounts = await _accounts(
+        session,
+        intents[0].customer_id,
+        {i.src_account_id for i in intents} | {i.dest_account_id for i in intents},
+    )
+    return [
+        _render(
+            app,
             intent,
             [step for step in steps if step.intent_id == intent.id],
-            accounts[intent.src_account_id],
-            accounts[intent.dest_account_id],
+            transactions.get(intent.id),
+            accounts,
         )
-        envelopes.append(
-            intent_envelope(
-                resource,
-                transactions.get(intent.id),
-                frontend_url=_frontend_url(app, intent) if intent.onboarding else None,
-                workflow_id=workflow_id(intent.id) if intent.onboarding else None,
-            )
+        for intent in intents
+    ]
+
+
+def _written(
+    app: Services, state: IntentState, accounts: Mapping[str, ExternalAccount]
+) -> IntentEnvelope:
+    """The envelope of what a workflow update just wrote, from the same projection rows."""
+    rows = project(state)
+    return _render(app, rows.intent, rows.steps, rows.transaction, accounts)
+
+
+def _render(
+    app: Services,
+    intent: IntentRow,
+    steps: Sequence[ComplianceStepRow],
+    transaction: TransactionRow | None,
+    accounts: Mapping[str, ExternalAccount],
+) -> IntentEnvelope:
+    resource = intent_resource(
+        intent, steps, accounts[intent.src_account_id], accounts[intent.dest_account_id]
+    )
+    return intent_envelope(
+        resource,
+        transaction,
+        frontend_url=_frontend_url(app, intent) if intent.onboarding else None,
+        workflow_id=workflow_id(intent.id) if intent.onboarding else None,
+    )
+
+
+async def _accounts(
+    session: AsyncSession, customer_id: str, ids: Iterable[str]
+) -> dict[str, ExternalAccount]:
+    rows = await session.exec(
+        select(ExternalAccount).where(
+            col(ExternalAccount.id).in_(list(ids)), ExternalAccount.customer_id == customer_id
         )
-    return envelopes
+    )
+    return {row.id: row for row in rows.all()}
 
 
 async def _envelope(app: Services, customer_id: str, intent_id: str) -> IntentEnvelope:

@@ -47,7 +47,7 @@ def alive(pid: int) -> bool:
 class SandboxProcess:
     """One `ramp dev` with its own ports and data dir; output is kept for diagnosis."""
 
-    def __init__(self, data_dir: Path) -> None:
+    def __init__(self, data_dir: Path, database_url: str | None = None) -> None:
         self.port = free_port()
         self.api = f"http://127.0.0.1:{self.port}"
         self.temporal_address = f"127.0.0.1:{free_port()}"
@@ -66,6 +66,7 @@ class SandboxProcess:
                 str(free_port()),
                 "--data-dir",
                 str(data_dir),
+                *(["--database-url", database_url] if database_url else []),
             ],
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,

@@ -44,6 +44,12 @@ def cli() -> None:
     default=None,
     help="Use this Temporal server (HOST:PORT) instead of starting one.",
 )
+@click.option(
+    "--database-url",
+    default=None,
+    help="Keep the service's data in this database (sqlite:///... or postgresql://...) "
+    "instead of SQLite in the data dir.",
+)
 @DATA_DIR_OPTION
 def dev(
     host: str,
@@ -51,6 +57,7 @@ def dev(
     temporal_port: int,
     ui_port: int,
     temporal_address: str | None,
+    database_url: str | None,
     data_dir: Path | None,
 ) -> int:
     """Run the whole sandbox: Temporal dev server, worker and API, as one group."""
@@ -64,6 +71,7 @@ def dev(
         ui_port=ui_port,
         temporal_address=temporal_address,
         data_dir=data_dir,
+        database_url=database_url,
     )
     return stack.run()
 

@@ -43,6 +43,7 @@ class DevStack:
     ui_port: int
     temporal_address: str | None
     data_dir: Path
+    database_url: str | None = None
 
     @property
     def api_url(self) -> str:
@@ -52,7 +53,7 @@ class DevStack:
         return load_settings(
             self.data_dir,
             RAMP_ENV=Environment.SANDBOX.value,
-            DATABASE_URL=f"sqlite:///{self.data_dir / 'ramp.db'}",
+            DATABASE_URL=self.database_url or f"sqlite:///{self.data_dir / 'ramp.db'}",
             TEMPORAL_ADDRESS=self.temporal_address or f"{self.host}:{self.temporal_port}",
             RAMP_PUBLIC_URL=self.api_url,
         )

@@ -7,7 +7,7 @@ import uuid
 from dataclasses import asdict, dataclass
 from urllib.parse import urlsplit
 
-from sqlmodel import select
+from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from ramp.catalog import Provider, providers_for
@@ -122,14 +122,29 @@ def _public_host(url: str) -> bool:
 
 async def project_providers(session: AsyncSession, project: Project) -> tuple[Provider, ...]:
     """The providers that take part in this project's routing, in catalog order."""
-    codes = set(
-        (
-            await session.exec(
-                select(ProviderAccount.provider_code).where(
-                    ProviderAccount.project_id == project.id,
-                    ProviderAccount.active == True,  # noqa: E712  (SQL expression)
-                )
+    return tuple(provider for provider, _ in await routing_accounts(session, project.id))
+
+
+async def routing_accounts(
+    session: AsyncSession, project_id: str
+) -> tuple[tuple[Provider, str], ...]:
+    """Each provider the project routes through, with its provider account id, in
+    catalog order (the selection order). One query."""
+    rows = (
+        await session.exec(
+            select(Project.environment, ProviderAccount.provider_code, ProviderAccount.id)
+            .join(ProviderAccount, col(ProviderAccount.project_id) == Project.id)
+            .where(
+                Project.id == project_id,
+                ProviderAccount.active == True,  # noqa: E712  (SQL expression)
             )
-        ).all()
+        )
+    ).all()
+    if not rows:
+        return ()
+    accounts = {code: account_id for _, code, account_id in rows}
+    return tuple(
+        (provider, accounts[provider.code])
+        for provider in providers_for(rows[0][0])
+        if provider.code in accounts
     )
-    return tuple(p for p in providers_for(project.environment) if p.code in codes)

@@ -35,7 +35,7 @@ from temporalio.worker import Replayer
 from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxRestrictions
 from temporalio.workflow import NondeterminismError
 
-from ramp.intents.models import IntentOpened, IntentOutcome, IntentRequest
+from ramp.intents.models import IntentOutcome, IntentRequest
 from tests.histories.record import HISTORIES, PATHS
 from workflows.intents import IntentWorkflow
 
@@ -85,13 +85,12 @@ class SwappedLookupsWorkflow:
         return IntentOutcome(intent_id=request.intent_id, status=None)
 
     @workflow.update
-    async def open(self) -> IntentOpened:
+    async def open(self) -> None:
         for activity in ("check_requirements", "select_provider"):
             await workflow.execute_local_activity(
                 activity, self._request, start_to_close_timeout=timedelta(seconds=10)
             )
         self._opened = True
-        return IntentOpened(intent_id=self._request.intent_id, fingerprint="")
 
 
 @pytest.mark.parametrize("file", HISTORY_FILES, ids=[file.stem for file in HISTORY_FILES])

@@ -40,7 +40,8 @@ with workflow.unsafe.imports_passed_through():
 
 
 # Lookups and projection writes are short database work: local activities spare a
-# round trip through the server per step (see bench/intents.py for the difference).
+# round trip through the server per step (on the dev server, 27 ms instead of 50 ms
+# for two activities), and run within the update's single workflow task.
 class _Options(TypedDict, total=False):
     start_to_close_timeout: timedelta
     schedule_to_close_timeout: timedelta
@@ -103,7 +104,11 @@ class IntentWorkflow:
             if self._state is not None:
                 # Another request with the same Idempotency-Key: the API compares
                 # fingerprints and refuses a different body.
-                return IntentOpened(intent_id=self._state.id, fingerprint=self._state.fingerprint)
+                return IntentOpened(
+                    intent_id=self._state.id,
+                    fingerprint=self._state.fingerprint,
+                    state=self._state,
+                )
             request = self._request
             try:
                 selection = await workflow.execute_local_activity_method(
@@ -132,7 +137,7 @@ class IntentWorkflow:
             await self._record(state)
             self._state = state
             self._publish(state)
-            return IntentOpened(intent_id=state.id, fingerprint=state.fingerprint)
+            return IntentOpened(intent_id=state.id, fingerprint=state.fingerprint, state=state)
 
     @workflow.update
     async def execute(self) -> ExecutionResult:
@@ -146,7 +151,9 @@ class IntentWorkflow:
             await self._record(state)
             self._publish(state)
             assert state.transaction is not None
-            return ExecutionResult(intent_id=state.id, transaction_id=state.transaction.id)
+            return ExecutionResult(
+                intent_id=state.id, transaction_id=state.transaction.id, state=state
+            )
 
     @execute.validator
     def _check_execute(self) -> None:

@@ -49,3 +49,15 @@ async def read_snapshot(session: AsyncSession) -> None:
         # pysqlite only opens transactions before writes; a deferred BEGIN pins the
         # WAL snapshot at the first SELECT. Read-only, so it never needs a write lock.
         await connection.exec_driver_sql("BEGIN")
+
+
+async def begin_write(session: AsyncSession) -> None:
+    """Starts the session's transaction as a writer, before its first query.
+
+    On SQLite the write lock is taken now (BEGIN IMMEDIATE), so what the transaction
+    reads first (a revision, say) cannot change before it writes. PostgreSQL's row
+    locks (SELECT ... FOR UPDATE) do that there.
+    """
+    connection = await session.connection()
+    if connection.dialect.name == "sqlite":
+        await connection.exec_driver_sql("BEGIN IMMEDIATE")

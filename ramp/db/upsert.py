@@ -1,32 +1,44 @@
-"""INSERT ... ON CONFLICT DO UPDATE on both supported databases."""
+"""INSERT ... ON CONFLICT DO UPDATE of SQLModel rows, on both supported databases."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from functools import cache
 
-from sqlalchemy import Table
+from sqlalchemy import Table, inspect
 from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.sql.dml import Insert
 from sqlmodel import SQLModel
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 
-async def upsert(
-    session: AsyncSession,
-    model: type[SQLModel],
-    rows: Sequence[dict[str, Any]],
-    key: Sequence[str],
-) -> None:
-    """Inserts `rows` (by column name), replacing the other columns where `key` exists."""
+async def upsert(session: AsyncSession, rows: Sequence[SQLModel], key: Sequence[str]) -> None:
+    """Inserts `rows` (all of one table), replacing the other columns where `key` exists."""
     if not rows:
         return
+    model = type(rows[0])
+    columns = _columns(model)
+    dialect = session.bind.dialect.name if session.bind is not None else "sqlite"
+    statement = _statement(dialect, model, tuple(column for column, _ in columns), tuple(key))
+    params = [{column: getattr(row, attribute) for column, attribute in columns} for row in rows]
+    # One statement, built once per table: SQLAlchemy's compiled cache then applies.
+    await session.exec(statement, params=params)
+
+
+@cache
+def _columns(model: type[SQLModel]) -> tuple[tuple[str, str], ...]:
+    """(column name, attribute name): they differ where SQLModel reserves the name."""
+    return tuple((prop.columns[0].name, prop.key) for prop in inspect(model).column_attrs)
+
+
+@cache
+def _statement(
+    dialect: str, model: type[SQLModel], columns: tuple[str, ...], key: tuple[str, ...]
+) -> Insert:
     table: Table = getattr(model, "__table__")  # noqa: B009  (SQLModel does not type it)
-    dialect = session.bind.dialect.name if session.bind is not None else ""
     insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
-    statement = insert(table).values(list(rows))
-    columns = [name for name in rows[0] if name not in key]
-    statement = statement.on_conflict_do_update(
+    statement = insert(table)
+    return statement.on_conflict_do_update(
         index_elements=list(key),
-        set_={name: statement.excluded[name] for name in columns},
+        set_={name: statement.excluded[name] for name in columns if name not in key},
     )
-    await session.exec(statement)

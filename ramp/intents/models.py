@@ -204,10 +204,11 @@ class IntentState(_Model):
 
 
 class IntentOpened(_Model):
-    """Result of the opening update: enough for the API to read the projection."""
+    """Result of the opening update: the intent as the projection now holds it."""
 
     intent_id: str
     fingerprint: str
+    state: IntentState
 
 
 # --- messages to a running intent -----------------------------------------------------
@@ -255,6 +256,7 @@ class ExecutionResult(_Model):
 
     intent_id: str
     transaction_id: str
+    state: IntentState
 
 
 class IntentOutcome(_Model):

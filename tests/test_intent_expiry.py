@@ -1,0 +1,270 @@
+"""Intent expiry, on Temporal's time-skipping test server.
+
+An intent whose money has not started moving by `expiredAt` (24 h after creation)
+becomes EXPIRED and its workflow ends; a pending transaction is cancelled with it.
+Once the deposit has arrived the timer no longer applies. `env.sleep` moves the test
+server's clock: the API's handles (update-with-start) never skip time by themselves.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from datetime import datetime, timedelta
+from typing import Any
+
+import httpx
+import pytest
+from asgi_lifespan import LifespanManager
+from sqlalchemy.ext.asyncio import async_sessionmaker
+from sqlmodel.ext.asyncio.session import AsyncSession
+from temporalio.client import Client, WorkflowExecutionStatus
+from temporalio.contrib.pydantic import pydantic_data_converter
+from temporalio.service import RPCError
+from temporalio.testing import WorkflowEnvironment
+from temporalio.worker import Worker
+
+from api.app import create_app
+from ramp.config import Settings
+from ramp.intents.models import IntentOutcome
+from ramp.intents.states import IntentStatus
+from ramp.temporal_server import ensure_search_attributes
+from tests.conftest import BIN, ProjectCredentials, derive_settings, make_customer
+from tests.payments import (
+    complete_onboarding,
+    create_intent,
+    get_intent,
+    provider_event,
+    register_accounts,
+    step_outcome,
+    wait_for_intent,
+)
+from worker import build_worker
+from workflows.intents import IntentWorkflow
+
+LIFETIME = timedelta(hours=24)
+
+
+@pytest.fixture(scope="module")
+async def skipping_env() -> AsyncIterator[WorkflowEnvironment]:
+    async with await WorkflowEnvironment.start_time_skipping(
+        test_server_existing_path=str(BIN / "temporal-test-server")
+    ) as env:
+        # Unknown search attributes would fail every workflow task, forever.
+        await ensure_search_attributes(env.client, "default")
+        yield env
+
+
+@pytest.fixture(scope="module")
+def skipping_client(skipping_env: WorkflowEnvironment) -> Client:
+    """Like the service's client; without the environment's auto-skipping interceptor."""
+    return Client(
+        skipping_env.client.service_client,
+        namespace="default",
+        data_converter=pydantic_data_converter,
+    )
+
+
+@pytest.fixture(scope="module")
+async def skipping_worker(
+    skipping_client: Client, sessions: async_sessionmaker[AsyncSession]
+) -> AsyncIterator[Worker]:
+    async with build_worker(skipping_client, sessions) as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+async def http(
+    migrated: Settings, skipping_env: WorkflowEnvironment, skipping_worker: Worker
+) -> AsyncIterator[httpx.AsyncClient]:
+    """The API bound to the time-skipping server (its worker running)."""
+    address = skipping_env.client.service_client.config.target_host
+    application = create_app(derive_settings(migrated, TEMPORAL_ADDRESS=address))
+    async with LifespanManager(application) as manager:
+        transport = httpx.ASGITransport(app=manager.app, raise_app_exceptions=False)
+        async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as client:
+            yield client
+
+
+@pytest.fixture
+async def opened(skipping_client: Client) -> AsyncIterator[list[str]]:
+    """Ids of the intents a test opens. Their workflows end with the test: one left
+    running by a failure would wake up in the next test's days-long sleep and write
+    to tables emptied since."""
+    intent_ids: list[str] = []
+    yield intent_ids
+    for intent_id in intent_ids:
+        handle = skipping_client.get_workflow_handle(f"intent-{intent_id}")
+        with contextlib.suppress(RPCError):
+            if (await handle.describe()).status is WorkflowExecutionStatus.RUNNING:
+                await handle.terminate("the test is over")
+
+
+def _moment(value: str) -> datetime:
+    return datetime.fromisoformat(value.replace("Z", "+00:00"))
+
+
+async def _new_customer(
+    http: httpx.AsyncClient, project: ProjectCredentials, external_id: str
+) -> tuple[str, tuple[str, str]]:
+    customer = await make_customer(http, project, external_id)
+    token: str = customer["access_token"]
+    return token, await register_accounts(http, token)
+
+
+async def _open(
+    http: httpx.AsyncClient, token: str, accounts: tuple[str, str], opened: list[str]
+) -> dict[str, Any]:
+    response = await create_intent(http, token, accounts)
+    assert response.status_code == 201, response.text
+    envelope: dict[str, Any] = response.json()
+    opened.append(envelope["intent"]["id"])
+    return envelope
+
+
+async def _onboarded_customer(
+    http: httpx.AsyncClient, project: ProjectCredentials, external_id: str, opened: list[str]
+) -> tuple[str, tuple[str, str]]:
+    """A customer whose verifications are on record: their next intent auto-executes."""
+    token, accounts = await _new_customer(http, project, external_id)
+    first = await _open(http, token, accounts, opened)
+    done = await complete_onboarding(http, project, token, first["intent"]["id"])
+    assert done["intent"]["compliancePlan"]["status"] == "COMPLETED"
+    return token, accounts
+
+
+async def _auto_executed_intent(
+    http: httpx.AsyncClient, token: str, accounts: tuple[str, str], opened: list[str]
+) -> dict[str, Any]:
+    envelope = await _open(http, token, accounts, opened)
+    assert envelope["frontendUrl"] is None
+    assert envelope["intent"]["status"] == "PROCESSING"
+    assert envelope["transaction"] is not None
+    assert envelope["transaction"]["status"] == "PENDING"
+    return envelope
+
+
+async def _final_status(client: Client, intent_id: str) -> IntentStatus | None:
+    """The finished workflow's outcome (it must have ended: time is not skipped here)."""
+    handle = client.get_workflow_handle_for(IntentWorkflow.run, f"intent-{intent_id}")
+    async with asyncio.timeout(10):
+        outcome: IntentOutcome = await handle.result()
+    assert (await handle.describe()).status is WorkflowExecutionStatus.COMPLETED
+    return outcome.status
+
+
+async def test_an_intent_waiting_for_onboarding_expires_after_its_lifetime(
+    http: httpx.AsyncClient,
+    skipping_env: WorkflowEnvironment,
+    skipping_client: Client,
+    project: ProjectCredentials,
+    opened: list[str],
+) -> None:
+    token, accounts = await _new_customer(http, project, "expiring-onboarding")
+    created = await _open(http, token, accounts, opened)
+    intent = created["intent"]
+    intent_id = intent["id"]
+    assert intent["status"] == "PENDING"
+    assert created["frontendUrl"]
+    assert created["workflowId"] == f"intent-{intent_id}"
+    assert created["transaction"] is None
+    assert _moment(intent["expiredAt"]) - _moment(intent["createdAt"]) == LIFETIME
+
+    await skipping_env.sleep(LIFETIME - timedelta(hours=1))
+    # A step outcome goes through the workflow: once it shows, every timer due by
+    # now has been handled, so PENDING here means the intent has not expired early.
+    first = intent["compliancePlan"]["currentStepCode"]
+    accepted = await step_outcome(http, project, intent_id, first, "VERIFIED")
+    assert accepted.status_code == 202, accepted.text
+    before = await wait_for_intent(
+        http,
+        token,
+        intent_id,
+        lambda body: body["intent"]["compliancePlan"]["currentStepCode"] != first,
+    )
+    assert before["intent"]["status"] == "PENDING"
+    assert before["intent"]["failureReason"] is None
+    handle = skipping_client.get_workflow_handle(created["workflowId"])
+    assert (await handle.describe()).status is WorkflowExecutionStatus.RUNNING
+
+    await skipping_env.sleep(timedelta(hours=1, minutes=1))
+    expired = await wait_for_intent(
+        http, token, intent_id, lambda body: body["intent"]["status"] != "PENDING"
+    )
+    assert expired["intent"]["status"] == "EXPIRED"
+    assert expired["intent"]["failureReason"] == "the intent expired"
+    assert expired["transaction"] is None
+    assert await _final_status(skipping_client, intent_id) is IntentStatus.EXPIRED
+
+    # The plan is closed with the intent: onboarding cannot resume.
+    step = expired["intent"]["compliancePlan"]["currentStepCode"]
+    late = await step_outcome(http, project, intent_id, step, "VERIFIED")
+    assert late.status_code == 409, late.text
+    assert (await get_intent(http, token, intent_id))["intent"]["status"] == "EXPIRED"
+
+
+async def test_an_unfunded_transaction_is_cancelled_when_its_intent_expires(
+    http: httpx.AsyncClient,
+    skipping_env: WorkflowEnvironment,
+    skipping_client: Client,
+    project: ProjectCredentials,
+    opened: list[str],
+) -> None:
+    token, accounts = await _onboarded_customer(http, project, "expiring-transaction", opened)
+    envelope = await _auto_executed_intent(http, token, accounts, opened)
+    intent_id = envelope["intent"]["id"]
+
+    await skipping_env.sleep(LIFETIME + timedelta(minutes=1))
+    expired = await wait_for_intent(
+        http, token, intent_id, lambda body: body["intent"]["status"] != "PROCESSING"
+    )
+    assert expired["intent"]["status"] == "EXPIRED"
+    assert expired["intent"]["failureReason"] == "the intent expired"
+    transaction = expired["transaction"]
+    assert transaction["id"] == envelope["transaction"]["id"]
+    assert transaction["status"] == "CANCELLED"
+    assert transaction["failureReason"] == "the intent expired before the deposit arrived"
+    assert await _final_status(skipping_client, intent_id) is IntentStatus.EXPIRED
+
+    # A deposit arriving after expiry is refused: the transaction is closed.
+    late = await provider_event(http, project, transaction["id"], "DEPOSIT_RECEIVED")
+    assert late.status_code == 409, late.text
+
+
+async def test_an_intent_whose_deposit_arrived_does_not_expire(
+    http: httpx.AsyncClient,
+    skipping_env: WorkflowEnvironment,
+    skipping_client: Client,
+    project: ProjectCredentials,
+    opened: list[str],
+) -> None:
+    token, accounts = await _onboarded_customer(http, project, "funded", opened)
+    envelope = await _auto_executed_intent(http, token, accounts, opened)
+    intent_id = envelope["intent"]["id"]
+    transaction_id = envelope["transaction"]["id"]
+
+    received = await provider_event(http, project, transaction_id, "DEPOSIT_RECEIVED")
+    assert received.status_code == 202, received.text
+    await wait_for_intent(
+        http, token, intent_id, lambda body: body["transaction"]["status"] == "IN_PROGRESS"
+    )
+
+    await skipping_env.sleep(LIFETIME + timedelta(hours=1))
+    later = await get_intent(http, token, intent_id)
+    assert later["intent"]["status"] == "PROCESSING"
+    assert later["intent"]["failureReason"] is None
+    assert later["transaction"]["status"] == "IN_PROGRESS"
+    handle = skipping_client.get_workflow_handle(f"intent-{intent_id}")
+    assert (await handle.describe()).status is WorkflowExecutionStatus.RUNNING
+
+    # Had the workflow expired the intent, the settlement would not apply.
+    settled = await provider_event(http, project, transaction_id, "SETTLED")
+    assert settled.status_code == 202, settled.text
+    done = await wait_for_intent(
+        http, token, intent_id, lambda body: body["intent"]["status"] != "PROCESSING"
+    )
+    assert done["intent"]["status"] == "COMPLETED"
+    assert done["intent"]["failureReason"] is None
+    assert done["transaction"]["status"] == "SUCCESS"
+    assert await _final_status(skipping_client, intent_id) is IntentStatus.COMPLETED
