@@ -11,14 +11,17 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 from ramp.config import Settings
 
 
-def create_engine(settings: Settings) -> AsyncEngine:
+def create_engine(settings: Settings, *, pre_ping: bool = True) -> AsyncEngine:
+    """`pre_ping` tests each pooled PostgreSQL connection before use (a round trip):
+    the API wants it, so a database restart costs no failed request; activities retry
+    on their own and skip it."""
     url = settings.sqlalchemy_url
     if url.startswith("sqlite"):
         settings.data_dir.mkdir(parents=True, exist_ok=True)
         engine = create_async_engine(url, connect_args={"timeout": 30})
         event.listen(engine.sync_engine, "connect", _sqlite_pragmas)
         return engine
-    return create_async_engine(url, pool_size=10, max_overflow=20, pool_pre_ping=True)
+    return create_async_engine(url, pool_size=10, max_overflow=20, pool_pre_ping=pre_ping)
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
