@@ -31,7 +31,6 @@ import argparse
 import asyncio
 import base64
 import contextlib
-import copy
 import json
 import os
 import platform
@@ -58,21 +57,15 @@ from temporalio.worker import Worker
 from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxRestrictions
 
 from bench.sandbox import SandboxProcess, descendants
+from ramp.catalog import SANDBOX_PROVIDERS, route_requirements
 from ramp.config import sync_database_url
 
 FLOOR_TASK_QUEUE = "bench-floor"
 # As many as IntentWorkflow.open runs on the auto-complete path.
 FLOOR_LOCAL_ACTIVITIES = 4
 TARGET = {"p50_ratio_max": 1.5, "throughput_ratio_min": 0.7}
-ACH: dict[str, Any] = {
-    "rails": "ACH",
-    "currency": "USD",
-    "countryCode": "US",
-    "institutionName": "JPMorgan Chase Bank",
-    "accountIdentifier": {"routingNumber": "021000021", "accountNumber": "000123456789"},
-    "beneficiary": {"name": "Alex Morgan", "taxId": "12-3456789"},
-}
-WALLET = {"address": "0x742d35Cc6634C0532925a3b844Bc454e4438f44e", "currency": "USDC_ETHEREUM"}
+# The route's own schema examples: an ACH account and an EVM address.
+ROUTE = route_requirements("USD", "USDC_ETHEREUM", SANDBOX_PROVIDERS)
 
 # One measured call; its argument is a sequence number, unique within the run.
 Call = Callable[[int], Awaitable[None]]
@@ -271,8 +264,8 @@ async def register_payer(http: httpx.AsyncClient, project: dict[str, str]) -> Pa
             json={
                 "src": "USD",
                 "dest": "USDC_ETHEREUM",
-                "source": copy.deepcopy(ACH),
-                "destination": dict(WALLET),
+                "source": ROUTE.source["examples"][0],
+                "destination": ROUTE.destination["examples"][0],
             },
             headers=bearer(token),
         ),

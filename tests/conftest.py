@@ -12,6 +12,7 @@ import os
 import sys
 import uuid
 from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -79,8 +80,9 @@ def database_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         admin.dispose()
 
 
-@pytest.fixture(scope="session")
-async def temporal_env() -> AsyncIterator[WorkflowEnvironment]:
+@asynccontextmanager
+async def dev_server() -> AsyncIterator[WorkflowEnvironment]:
+    """A Temporal dev server as `ramp dev` runs it (throttle lifted, search attributes)."""
     extra = [
         arg
         for key, value in THROTTLE_LIFTING_DYNAMIC_CONFIG.items()
@@ -95,14 +97,31 @@ async def temporal_env() -> AsyncIterator[WorkflowEnvironment]:
         yield env
 
 
+def service_client(env: WorkflowEnvironment) -> Client:
+    """A client of `env` configured like the service's own (pydantic payloads)."""
+    return Client(
+        env.client.service_client, namespace="default", data_converter=pydantic_data_converter
+    )
+
+
+@asynccontextmanager
+async def serve(application: ASGIApp) -> AsyncIterator[httpx.AsyncClient]:
+    """An HTTP client of `application`, served in-process through its lifespan."""
+    async with LifespanManager(application) as manager:
+        transport = httpx.ASGITransport(app=manager.app, raise_app_exceptions=False)
+        async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as http:
+            yield http
+
+
+@pytest.fixture(scope="session")
+async def temporal_env() -> AsyncIterator[WorkflowEnvironment]:
+    async with dev_server() as env:
+        yield env
+
+
 @pytest.fixture(scope="session")
 def temporal_client(temporal_env: WorkflowEnvironment) -> Client:
-    """A client configured like the service's own (pydantic payloads)."""
-    return Client(
-        temporal_env.client.service_client,
-        namespace="default",
-        data_converter=pydantic_data_converter,
-    )
+    return service_client(temporal_env)
 
 
 @pytest.fixture(scope="session")
@@ -157,16 +176,8 @@ def _clean_database(request: pytest.FixtureRequest) -> Iterator[None]:
 
 
 @pytest.fixture(scope="session")
-async def app(migrated: Settings) -> AsyncIterator[ASGIApp]:
-    application = create_app(migrated)
-    async with LifespanManager(application) as manager:
-        yield manager.app
-
-
-@pytest.fixture(scope="session")
-async def client(app: ASGIApp) -> AsyncIterator[httpx.AsyncClient]:
-    transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
-    async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as http:
+async def client(migrated: Settings) -> AsyncIterator[httpx.AsyncClient]:
+    async with serve(create_app(migrated)) as http:
         yield http
 
 

@@ -111,11 +111,12 @@ async def wait_for_intent(
     token: str,
     intent_id: str,
     until: Callable[[dict[str, Any]], bool],
+    within: float = 15.0,
 ) -> dict[str, Any]:
-    """Polls GET /intent/{id} (signals are asynchronous) until `until` holds (15 s at most)."""
+    """Polls GET /intent/{id} (signals are asynchronous) until `until` holds."""
     body: dict[str, Any] = {}
     try:
-        async with asyncio.timeout(15):
+        async with asyncio.timeout(within):
             while True:
                 body = await get_intent(client, token, intent_id)
                 if until(body):

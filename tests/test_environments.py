@@ -6,24 +6,19 @@ from collections.abc import AsyncIterator
 
 import httpx
 import pytest
-from asgi_lifespan import LifespanManager
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from api.app import create_app
 from ramp import projects
 from ramp.config import Environment, Settings
 from ramp.security.encryption import SecretBox
-from tests.conftest import ProjectCredentials, bearer, derive_settings
+from tests.conftest import ProjectCredentials, bearer, derive_settings, serve
 
 
 @pytest.fixture
 async def production_client(migrated: Settings) -> AsyncIterator[httpx.AsyncClient]:
-    settings = derive_settings(migrated, RAMP_ENV="production")
-    app = create_app(settings)
-    async with LifespanManager(app) as manager:
-        transport = httpx.ASGITransport(app=manager.app)
-        async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as http:
-            yield http
+    async with serve(create_app(derive_settings(migrated, RAMP_ENV="production"))) as http:
+        yield http
 
 
 async def production_project(db: AsyncSession, settings: Settings) -> ProjectCredentials:

@@ -13,20 +13,9 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 from ramp.catalog import currency_by_code
 from ramp.db.tables import ExternalAccount
 from tests.conftest import ProjectCredentials, bearer, make_customer
+from tests.payments import ACH, wallet
 
 TIMESTAMP = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
-ACH: dict[str, Any] = {
-    "rails": "ACH",
-    "currency": "USD",
-    "countryCode": "US",
-    "institutionName": "JPMorgan Chase Bank",
-    "accountIdentifier": {"routingNumber": "021000021", "accountNumber": "000123456789"},
-    "beneficiary": {"name": "Alex Morgan", "taxId": "12-3456789"},
-}
-WALLET: dict[str, Any] = {
-    "address": "0x742d35Cc6634C0532925a3b844Bc454e4438f44e",
-    "currency": "USDC_ETHEREUM",
-}
 
 
 def onramp(**changes: Any) -> dict[str, Any]:
@@ -34,7 +23,7 @@ def onramp(**changes: Any) -> dict[str, Any]:
         "src": "USD",
         "dest": "USDC_ETHEREUM",
         "source": copy.deepcopy(ACH),
-        "destination": copy.deepcopy(WALLET),
+        "destination": wallet("USDC_ETHEREUM"),
     }
     body.update(changes)
     return body
@@ -59,7 +48,7 @@ async def test_creates_both_accounts(client: httpx.AsyncClient, customer: dict[s
     assert source["type"] == "BANK_ACCOUNT"
     assert destination["type"] == "CRYPTO_ADDRESS"
     assert source["metadata"] == ACH
-    assert destination["metadata"] == WALLET
+    assert destination["metadata"] == wallet("USDC_ETHEREUM")
     assert source["currencyId"] == usd.id == source["currency"]["id"]
     assert source["currency"] == {
         "id": usd.id,
@@ -96,7 +85,7 @@ async def test_schema_failures_name_every_field_and_store_nothing(
     source = copy.deepcopy(ACH)
     source["accountIdentifier"]["routingNumber"] = "12AB"
     source["beneficiary"].pop("taxId")
-    destination = {**WALLET, "address": "0xnothex"}
+    destination = {**wallet("USDC_ETHEREUM"), "address": "0xnothex"}
     response = await client.post(
         "/v1/customers/external-accounts",
         json=onramp(source=source, destination=destination),
@@ -132,7 +121,7 @@ async def test_currency_must_match_the_route(
 ) -> None:
     response = await client.post(
         "/v1/customers/external-accounts",
-        json=onramp(destination={**WALLET, "currency": "USDC_POLYGON"}),
+        json=onramp(destination={**wallet("USDC_ETHEREUM"), "currency": "USDC_POLYGON"}),
         headers=bearer(customer["access_token"]),
     )
     assert response.status_code == 400

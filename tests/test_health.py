@@ -5,11 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import httpx
-from asgi_lifespan import LifespanManager
 
 from api.app import create_app
 from ramp.config import Settings
-from tests.conftest import derive_settings
+from tests.conftest import derive_settings, serve
 
 
 async def test_healthy_when_database_and_temporal_answer(client: httpx.AsyncClient) -> None:
@@ -26,11 +25,8 @@ async def test_unhealthy_names_what_failed(migrated: Settings, tmp_path: Path) -
         DATABASE_URL=f"sqlite:///{tmp_path / 'missing' / 'x.db'}",
         RAMP_DATA_DIR=str(tmp_path),
     )
-    app = create_app(broken)
-    async with LifespanManager(app) as manager:
-        transport = httpx.ASGITransport(app=manager.app)
-        async with httpx.AsyncClient(transport=transport, base_url="http://t") as client:
-            response = await client.get("/healthz")
+    async with serve(create_app(broken)) as client:
+        response = await client.get("/healthz")
     assert response.status_code == 503
     body = response.json()
     assert body["status"] == "unavailable"

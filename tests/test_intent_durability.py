@@ -12,27 +12,31 @@ import asyncio
 import os
 import signal
 import sys
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
 
 import httpx
 import pytest
-from asgi_lifespan import LifespanManager
 from temporalio.api.enums.v1 import TaskQueueKind, TaskQueueType
 from temporalio.api.taskqueue.v1 import TaskQueue
 from temporalio.api.workflowservice.v1 import DescribeTaskQueueRequest
 from temporalio.client import Client, WorkflowExecutionStatus
-from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
 
 from api.app import create_app
 from ramp.config import Settings
 from ramp.intents.models import IntentOutcome
 from ramp.intents.states import IntentStatus
-from ramp.temporal import SEARCH_ATTRIBUTES, TASK_QUEUE
-from ramp.temporal_server import THROTTLE_LIFTING_DYNAMIC_CONFIG
-from tests.conftest import BIN, ProjectCredentials, bearer, derive_settings, make_customer
+from ramp.temporal import TASK_QUEUE
+from tests.conftest import (
+    ProjectCredentials,
+    bearer,
+    derive_settings,
+    dev_server,
+    make_customer,
+    serve,
+    service_client,
+)
 from tests.payments import (
     create_intent,
     get_intent,
@@ -53,17 +57,7 @@ WORKER_START_TIMEOUT = 30.0
 
 @pytest.fixture(scope="module")
 async def own_server() -> AsyncIterator[WorkflowEnvironment]:
-    extra = [
-        arg
-        for key, value in THROTTLE_LIFTING_DYNAMIC_CONFIG.items()
-        for arg in ("--dynamic-config-value", f"{key}={value}")
-    ]
-    async with await WorkflowEnvironment.start_local(
-        dev_server_existing_path=str(BIN / "temporal"),
-        search_attributes=SEARCH_ATTRIBUTES,
-        dev_server_extra_args=extra,
-        ui=False,
-    ) as env:
+    async with dev_server() as env:
         yield env
 
 
@@ -75,20 +69,14 @@ def own_settings(migrated: Settings, own_server: WorkflowEnvironment) -> Setting
 
 @pytest.fixture(scope="module")
 def own_client(own_server: WorkflowEnvironment) -> Client:
-    return Client(
-        own_server.client.service_client,
-        namespace="default",
-        data_converter=pydantic_data_converter,
-    )
+    return service_client(own_server)
 
 
 @pytest.fixture(scope="module")
 async def http(own_settings: Settings) -> AsyncIterator[httpx.AsyncClient]:
     """The API bound to this module's server."""
-    async with LifespanManager(create_app(own_settings)) as manager:
-        transport = httpx.ASGITransport(app=manager.app, raise_app_exceptions=False)
-        async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as client:
-            yield client
+    async with serve(create_app(own_settings)) as client:
+        yield client
 
 
 def worker_environment(settings: Settings) -> dict[str, str]:
@@ -186,26 +174,6 @@ async def workers(
         print(processes.output())
 
 
-async def wait_long(
-    client: httpx.AsyncClient,
-    token: str,
-    intent_id: str,
-    until: Callable[[dict[str, Any]], bool],
-    timeout: float,  # noqa: ASYNC109 - the budget covers many requests
-) -> dict[str, Any]:
-    """`wait_for_intent` with a longer budget (the first task after a worker's death)."""
-    body: dict[str, Any] = {}
-    try:
-        async with asyncio.timeout(timeout):
-            while True:
-                body = await get_intent(client, token, intent_id)
-                if until(body):
-                    return body
-                await asyncio.sleep(0.05)
-    except TimeoutError:
-        raise AssertionError(f"intent never reached the expected state: {body}") from None
-
-
 async def verify_step(
     http: httpx.AsyncClient, project: ProjectCredentials, intent_id: str, code: str
 ) -> None:
@@ -248,7 +216,7 @@ async def test_a_killed_worker_loses_nothing(
     assert waiting["intent"]["compliancePlan"]["currentStepCode"] == steps[1]
 
     await workers.start()
-    resumed = await wait_long(
+    resumed = await wait_for_intent(
         http,
         token,
         intent_id,

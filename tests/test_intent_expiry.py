@@ -16,11 +16,9 @@ from typing import Any
 
 import httpx
 import pytest
-from asgi_lifespan import LifespanManager
 from sqlalchemy.ext.asyncio import async_sessionmaker
 from sqlmodel.ext.asyncio.session import AsyncSession
 from temporalio.client import Client, WorkflowExecutionStatus
-from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.service import RPCError
 from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Worker
@@ -30,7 +28,14 @@ from ramp.config import Settings
 from ramp.intents.models import IntentOutcome
 from ramp.intents.states import IntentStatus
 from ramp.temporal_server import ensure_search_attributes
-from tests.conftest import BIN, ProjectCredentials, derive_settings, make_customer
+from tests.conftest import (
+    BIN,
+    ProjectCredentials,
+    derive_settings,
+    make_customer,
+    serve,
+    service_client,
+)
 from tests.payments import (
     complete_onboarding,
     create_intent,
@@ -59,11 +64,7 @@ async def skipping_env() -> AsyncIterator[WorkflowEnvironment]:
 @pytest.fixture(scope="module")
 def skipping_client(skipping_env: WorkflowEnvironment) -> Client:
     """Like the service's client; without the environment's auto-skipping interceptor."""
-    return Client(
-        skipping_env.client.service_client,
-        namespace="default",
-        data_converter=pydantic_data_converter,
-    )
+    return service_client(skipping_env)
 
 
 @pytest.fixture(scope="module")
@@ -80,11 +81,8 @@ async def http(
 ) -> AsyncIterator[httpx.AsyncClient]:
     """The API bound to the time-skipping server (its worker running)."""
     address = skipping_env.client.service_client.config.target_host
-    application = create_app(derive_settings(migrated, TEMPORAL_ADDRESS=address))
-    async with LifespanManager(application) as manager:
-        transport = httpx.ASGITransport(app=manager.app, raise_app_exceptions=False)
-        async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as client:
-            yield client
+    async with serve(create_app(derive_settings(migrated, TEMPORAL_ADDRESS=address))) as client:
+        yield client
 
 
 @pytest.fixture
