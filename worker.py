@@ -56,6 +56,7 @@ def build_worker(
             intents.select_provider,
             intents.check_requirements,
             intents.create_transaction,
+            intents.cancel_transaction,
             intents.record_intent,
         ],
         # Our workflow modules import only deterministic code: passing every module

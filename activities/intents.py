@@ -54,6 +54,7 @@ from ramp.intents.models import (
     ProviderTransaction,
     RequirementChecks,
     RequirementSpec,
+    TransactionCancellation,
     TransactionRequest,
 )
 from ramp.projects import routing_accounts
@@ -183,6 +184,12 @@ class IntentActivities:
         return await self._adapters.for_provider(request.provider_code).create_transaction(order)
 
     @activity.defn
+    async def cancel_transaction(self, cancellation: TransactionCancellation) -> None:
+        """Voids the provider's order of an expired intent (its deposit never came)."""
+        adapter = self._adapters.for_provider(cancellation.provider_code)
+        await adapter.cancel_transaction(cancellation)
+
+    @activity.defn
     async def record_intent(self, state: IntentState) -> None:
         """Writes the workflow's state to the projection, in one database transaction.
 
@@ -201,8 +208,12 @@ class IntentActivities:
                 return
             await upsert(session, [rows.intent], ["id"])
             await upsert(session, rows.steps, ["id"])
+            # Another intent may have re-verified since: the latest verification wins.
             await upsert(
-                session, rows.verifications, ["customer_id", "provider_code", "requirement_code"]
+                session,
+                rows.verifications,
+                ["customer_id", "provider_code", "requirement_code"],
+                newer="satisfied_at",
             )
             if rows.transaction is not None:
                 await upsert(session, [rows.transaction], ["id"])

@@ -118,12 +118,18 @@ async def _update_failed(request: Request, exc: Exception) -> Response:
     cause = exc.cause
     if isinstance(cause, ApplicationError) and cause.type in INTENT_ERROR_STATUS:
         details = cause.details[0] if cause.details and isinstance(cause.details[0], dict) else {}
-        return error_response(INTENT_ERROR_STATUS[cause.type], cause.type, cause.message, details)
+        status = INTENT_ERROR_STATUS[cause.type]
+        headers = _RETRY_LATER if status == 503 else None
+        return error_response(status, cause.type, cause.message, details, headers)
     return await _unexpected(request, exc)
 
 
 async def _workflow_unreachable(request: Request, exc: Exception) -> Response:
-    if isinstance(exc, RPCError) and exc.status is RPCStatusCode.NOT_FOUND:
+    if (
+        isinstance(exc, RPCError)
+        and exc.status is RPCStatusCode.NOT_FOUND
+        and "already completed" in exc.message
+    ):
         # The intent's workflow has ended: nothing can change it any more.
         return error_response(400, IntentError.INTENT_CLOSED, "the intent is closed")
     logger.warning("temporal unavailable on %s %s: %s", request.method, request.url.path, exc)

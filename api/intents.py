@@ -37,7 +37,7 @@ from ramp.intents.amounts import AmountProblem, parse_amount
 from ramp.intents.errors import IntentError
 from ramp.intents.lifecycle import refuse_execution, workflow_id
 from ramp.intents.models import IntentRequest, IntentState
-from ramp.intents.states import IntentStatus, PlanStatus
+from ramp.intents.states import TERMINAL_INTENT_STATUSES, IntentStatus, PlanStatus
 from workflows.intents import IntentWorkflow
 
 DEFAULT_PAGE_SIZE = 20
@@ -165,8 +165,10 @@ async def execute_intent(request: Request) -> Response:
             session, customer.id, [intent.src_account_id, intent.dest_account_id]
         )
     handle = app.temporal.get_workflow_handle_for(IntentWorkflow.run, workflow_id(intent_id))
+    # A fresh update id per request: Temporal answers a repeated id with the first
+    # result, failures included, so a retry after a provider error must not reuse one.
     executed = await handle.execute_update(
-        IntentWorkflow.execute, id="execute", rpc_timeout=_OPEN_TIMEOUT
+        IntentWorkflow.execute, id=f"execute-{uuid.uuid4()}", rpc_timeout=_OPEN_TIMEOUT
     )
     return json_resource(_written(app, executed.state, accounts), 201)
 
@@ -227,7 +229,7 @@ def _render(
     return intent_envelope(
         resource,
         transaction,
-        frontend_url=_frontend_url(app, intent) if intent.onboarding else None,
+        frontend_url=_frontend_url(app, intent) if _onboarding_open(intent) else None,
         workflow_id=workflow_id(intent.id) if intent.onboarding else None,
     )
 
@@ -256,6 +258,12 @@ async def _owned_intent(session: AsyncSession, customer_id: str, intent_id: str)
         # Another customer's intent does not exist, as far as this caller knows.
         raise not_found("intent")
     return intent
+
+
+def _onboarding_open(intent: IntentRow) -> bool:
+    """Whether the intent's hosted page still has something to show: it went through
+    onboarding and has not reached a final status (no token is minted for those)."""
+    return intent.onboarding and IntentStatus(intent.status) not in TERMINAL_INTENT_STATUSES
 
 
 def _frontend_url(app: Services, intent: IntentRow) -> str:

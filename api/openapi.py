@@ -35,6 +35,8 @@ class Operation:
     errors: tuple[int, ...] = ()
     # Other success statuses with the same body (create-or-retrieve answers 200 too).
     also: tuple[int, ...] = ()
+    # Headers of the success response: name -> description.
+    headers: tuple[tuple[str, str], ...] = ()
 
 
 def _query(name: str, description: str) -> dict[str, Any]:
@@ -160,6 +162,13 @@ OPERATIONS: tuple[Operation, ...] = (
         response=schemas.IntentEnvelope,
         parameters=(_IDEMPOTENCY_KEY,),
         errors=(400, 401, 409, 502, 503),
+        headers=(
+            (
+                "Idempotent-Replayed",
+                "`true` when the intent was created by an earlier request with the same "
+                "Idempotency-Key",
+            ),
+        ),
     ),
     Operation(
         "GET",
@@ -186,6 +195,7 @@ OPERATIONS: tuple[Operation, ...] = (
             },
         ),
         errors=(400, 401),
+        headers=(("Link", 'The next page: `</v1/intent?limit=N&cursor=...>; rel="next"`'),),
     ),
     Operation(
         "GET",
@@ -261,6 +271,11 @@ def _operation(operation: Operation) -> dict[str, Any]:
         "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorEnvelope"}}},
     }
     responses: dict[str, Any] = {str(operation.status): _response(operation)}
+    if operation.headers:
+        responses[str(operation.status)]["headers"] = {
+            name: {"description": description, "schema": {"type": "string"}}
+            for name, description in operation.headers
+        }
     for status in operation.also:
         responses[str(status)] = _response(operation)
     for status in (*operation.errors, *_COMMON_ERRORS):

@@ -29,15 +29,13 @@ from api.schemas import (
 from api.services import Services, services
 from ramp.config import Environment
 from ramp.db.tables import ComplianceStepRow, IntentRow, TransactionRow
-from ramp.intents.lifecycle import workflow_id
+from ramp.intents.lifecycle import refuse_step_update, workflow_id
 from ramp.intents.models import ProviderEvent, StepUpdate
 from ramp.intents.states import (
-    TERMINAL_INTENT_STATUSES,
     IntentStatus,
     PlanStatus,
     StepStatus,
     TransactionStatus,
-    next_step_status,
     next_transaction_status,
 )
 from workflows.intents import IntentWorkflow
@@ -102,29 +100,17 @@ async def record_step_outcome(request: Request) -> Response:
         ).first()
         if step is None:
             raise not_found("compliance step")
-    if (
-        IntentStatus(intent.status) in TERMINAL_INTENT_STATUSES
-        or intent.plan_status != PlanStatus.PENDING
-    ):
-        raise ApiError(
-            409,
-            "COMPLIANCE_CLOSED",
-            f"the compliance plan is {intent.plan_status} and the intent {intent.status}",
-        )
-    if intent.current_step_code != step_code:
-        raise ApiError(
-            409,
-            "STEP_NOT_CURRENT",
-            f"{step_code} is not the current step ({intent.current_step_code})",
-            {"currentStepCode": intent.current_step_code},
-        )
-    if next_step_status(StepStatus(step.status), body.outcome) is None:
-        raise ApiError(
-            409,
-            "INVALID_TRANSITION",
-            f"{step_code} is {step.status}: outcome {body.outcome} does not apply",
-            {"status": step.status, "outcome": body.outcome},
-        )
+    refusal = refuse_step_update(
+        IntentStatus(intent.status),
+        PlanStatus(intent.plan_status),
+        intent.current_step_code,
+        step_code,
+        StepStatus(step.status),
+        body.outcome,
+    )
+    if refusal is not None:
+        code, message = refusal
+        raise ApiError(409, code, message, {"currentStepCode": intent.current_step_code})
     handle = app.temporal.get_workflow_handle_for(IntentWorkflow.run, workflow_id(intent_id))
     await handle.signal(
         IntentWorkflow.update_step,

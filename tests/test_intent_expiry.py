@@ -19,13 +19,16 @@ import pytest
 from sqlalchemy.ext.asyncio import async_sessionmaker
 from sqlmodel.ext.asyncio.session import AsyncSession
 from temporalio.client import Client, WorkflowExecutionStatus
+from temporalio.exceptions import ApplicationError
 from temporalio.service import RPCError
 from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Worker
 
 from api.app import create_app
+from ramp.adapters import ProviderAdapters, SandboxProviderAdapter, TransactionOrder
+from ramp.catalog import Provider, provider_by_code
 from ramp.config import Settings
-from ramp.intents.models import IntentOutcome
+from ramp.intents.models import IntentOutcome, ProviderTransaction, TransactionCancellation
 from ramp.intents.states import IntentStatus
 from ramp.temporal_server import ensure_search_attributes
 from tests.conftest import (
@@ -49,6 +52,42 @@ from worker import build_worker
 from workflows.intents import IntentWorkflow
 
 LIFETIME = timedelta(hours=24)
+# Test value of this module: the provider already holds the deposit of this amount.
+FUNDED_AT_PROVIDER = "123.45"
+
+
+class RecordingProvider(SandboxProviderAdapter):
+    """The sandbox provider, plus a log of the orders the service voided (an outside
+    party's API: the one thing tests may stand in for)."""
+
+    def __init__(self, provider: Provider) -> None:
+        super().__init__(provider)
+        self.voided: list[str] = []
+        self.funded: set[str] = set()
+        self.refused: list[str] = []
+        self.refusal = asyncio.Event()
+
+    async def create_transaction(self, order: TransactionOrder) -> ProviderTransaction:
+        created = await super().create_transaction(order)
+        if order.amount == FUNDED_AT_PROVIDER:
+            self.funded.add(created.provider_reference)
+        return created
+
+    async def cancel_transaction(self, cancellation: TransactionCancellation) -> None:
+        if cancellation.provider_reference in self.funded:
+            self.refused.append(cancellation.provider_reference)
+            self.refusal.set()
+            raise ApplicationError(
+                "the deposit has arrived", type="ORDER_NOT_CANCELLABLE", non_retryable=True
+            )
+        self.voided.append(cancellation.provider_reference)
+
+
+@pytest.fixture(scope="module")
+def atlas() -> RecordingProvider:
+    provider = provider_by_code("sandbox_atlas")
+    assert provider is not None
+    return RecordingProvider(provider)
 
 
 @pytest.fixture(scope="module")
@@ -69,9 +108,10 @@ def skipping_client(skipping_env: WorkflowEnvironment) -> Client:
 
 @pytest.fixture(scope="module")
 async def skipping_worker(
-    skipping_client: Client, sessions: async_sessionmaker[AsyncSession]
+    skipping_client: Client, sessions: async_sessionmaker[AsyncSession], atlas: RecordingProvider
 ) -> AsyncIterator[Worker]:
-    async with build_worker(skipping_client, sessions) as running:
+    adapters = ProviderAdapters({atlas.provider.code: atlas})
+    async with build_worker(skipping_client, sessions, adapters) as running:
         yield running
 
 
@@ -112,9 +152,13 @@ async def _new_customer(
 
 
 async def _open(
-    http: httpx.AsyncClient, token: str, accounts: tuple[str, str], opened: list[str]
+    http: httpx.AsyncClient,
+    token: str,
+    accounts: tuple[str, str],
+    opened: list[str],
+    amount: str = "100.00",
 ) -> dict[str, Any]:
-    response = await create_intent(http, token, accounts)
+    response = await create_intent(http, token, accounts, amount=amount)
     assert response.status_code == 201, response.text
     envelope: dict[str, Any] = response.json()
     opened.append(envelope["intent"]["id"])
@@ -133,9 +177,13 @@ async def _onboarded_customer(
 
 
 async def _auto_executed_intent(
-    http: httpx.AsyncClient, token: str, accounts: tuple[str, str], opened: list[str]
+    http: httpx.AsyncClient,
+    token: str,
+    accounts: tuple[str, str],
+    opened: list[str],
+    amount: str = "100.00",
 ) -> dict[str, Any]:
-    envelope = await _open(http, token, accounts, opened)
+    envelope = await _open(http, token, accounts, opened, amount)
     assert envelope["frontendUrl"] is None
     assert envelope["intent"]["status"] == "PROCESSING"
     assert envelope["transaction"] is not None
@@ -208,6 +256,7 @@ async def test_an_unfunded_transaction_is_cancelled_when_its_intent_expires(
     skipping_client: Client,
     project: ProjectCredentials,
     opened: list[str],
+    atlas: RecordingProvider,
 ) -> None:
     token, accounts = await _onboarded_customer(http, project, "expiring-transaction", opened)
     envelope = await _auto_executed_intent(http, token, accounts, opened)
@@ -224,6 +273,8 @@ async def test_an_unfunded_transaction_is_cancelled_when_its_intent_expires(
     assert transaction["status"] == "CANCELLED"
     assert transaction["failureReason"] == "the intent expired before the deposit arrived"
     assert await _final_status(skipping_client, intent_id) is IntentStatus.EXPIRED
+    # The provider's order was voided too: its deposit instructions no longer work.
+    assert envelope["transaction"]["providerReference"] in atlas.voided
 
     # A deposit arriving after expiry is refused: the transaction is closed.
     late = await provider_event(http, project, transaction["id"], "DEPOSIT_RECEIVED")
@@ -266,3 +317,34 @@ async def test_an_intent_whose_deposit_arrived_does_not_expire(
     assert done["intent"]["failureReason"] is None
     assert done["transaction"]["status"] == "SUCCESS"
     assert await _final_status(skipping_client, intent_id) is IntentStatus.COMPLETED
+
+
+async def test_an_order_the_provider_cannot_void_keeps_its_intent_open(
+    http: httpx.AsyncClient,
+    skipping_env: WorkflowEnvironment,
+    skipping_client: Client,
+    project: ProjectCredentials,
+    opened: list[str],
+    atlas: RecordingProvider,
+) -> None:
+    token, accounts = await _onboarded_customer(http, project, "funded-at-provider", opened)
+    envelope = await _auto_executed_intent(http, token, accounts, opened, FUNDED_AT_PROVIDER)
+    intent_id = envelope["intent"]["id"]
+
+    await skipping_env.sleep(LIFETIME + timedelta(minutes=1))
+    reference = envelope["transaction"]["providerReference"]
+    # Expiry asked the provider to void the order, and the provider said no.
+    await asyncio.wait_for(atlas.refusal.wait(), timeout=10)
+    assert atlas.refused == [reference]
+    still = await get_intent(http, token, intent_id)
+    assert still["intent"]["status"] == "PROCESSING"
+    assert still["transaction"]["status"] == "PENDING"
+    # The provider holds the money, so the intent waits for its deposit event.
+    late = await provider_event(http, project, envelope["transaction"]["id"], "DEPOSIT_RECEIVED")
+    assert late.status_code == 202, late.text
+    moving = await wait_for_intent(
+        http, token, intent_id, lambda body: body["transaction"]["status"] != "PENDING"
+    )
+    assert moving["transaction"]["status"] == "IN_PROGRESS"
+    assert moving["intent"]["status"] == "PROCESSING"
+    assert reference not in atlas.voided

@@ -122,19 +122,18 @@ def test_docs_page_is_generated_from_the_code() -> None:
 
 
 def test_a_plan_starts_at_its_first_unfulfilled_step_in_dependency_order() -> None:
-    # A record can satisfy a later step while an earlier one is open.
-    state = new_intent({"KYC_BASIC"})
+    # PROOF_OF_ADDRESS lapsed: KYC_ENHANCED, on record but depending on it, is redone.
+    state = new_intent({"TERMS_OF_SERVICE", "KYC_BASIC", "KYC_ENHANCED"})
     assert [s.status for s in state.plan.steps] == [
-        StepStatus.PENDING,
+        StepStatus.COMPLETED,
         StepStatus.COMPLETED,
         StepStatus.PENDING,
         StepStatus.PENDING,
     ]
-    assert state.plan.current_step_code == "TERMS_OF_SERVICE"
+    assert state.plan.current_step_code == "PROOF_OF_ADDRESS"
     assert state.onboarding is True
     assert state.expired_at == NOW + timedelta(hours=1)
-    assert verify(state, "TERMS_OF_SERVICE")
-    assert state.plan.current_step_code == "PROOF_OF_ADDRESS"
+    assert not verify(state, "KYC_ENHANCED")
     assert verify(state, "PROOF_OF_ADDRESS", 2)
     assert state.plan.current_step_code == "KYC_ENHANCED"
     assert not lifecycle.should_auto_execute(state)
@@ -145,6 +144,12 @@ def test_a_plan_starts_at_its_first_unfulfilled_step_in_dependency_order() -> No
     # Without autoExecute the client creates the transaction.
     assert not lifecycle.should_auto_execute(state)
     assert lifecycle.execution_refusal(state) is None
+
+
+def test_a_record_does_not_count_before_its_dependencies() -> None:
+    state = new_intent({"KYC_BASIC"})
+    assert {s.status for s in state.plan.steps} == {StepStatus.PENDING}
+    assert state.plan.current_step_code == "TERMS_OF_SERVICE"
 
 
 def test_a_fully_satisfied_plan_completes_at_once_and_executes() -> None:

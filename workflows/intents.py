@@ -35,6 +35,7 @@ with workflow.unsafe.imports_passed_through():
         ProviderEvent,
         RequirementChecks,
         StepUpdate,
+        TransactionCancellation,
         TransactionRequest,
     )
 
@@ -66,6 +67,11 @@ _PROVIDER: _Options = {
 }
 
 
+# Patch ids: workflows started before a change replay the old code path (see
+# tests/test_replay.py). Added with the order cancellation at expiry.
+CANCEL_ORDER_ON_EXPIRY = "cancel-order-on-expiry"
+
+
 @workflow.defn
 class IntentWorkflow:
     @workflow.init
@@ -87,10 +93,7 @@ class IntentWorkflow:
                     timeout=timedelta(seconds=max(remaining, 0.001)),
                 )
             except TimeoutError:
-                async with self._lock:
-                    if lifecycle.expire(state, self._now()):
-                        await self._record(state)
-                        self._publish(state)
+                await self._expire(state)
             await workflow.wait_condition(lambda: lifecycle.is_terminal(state))
         await workflow.wait_condition(workflow.all_handlers_finished)
         return IntentOutcome(intent_id=request.intent_id, status=state.status if state else None)
@@ -183,6 +186,32 @@ class IntentWorkflow:
             if state is None or not lifecycle.apply_provider_event(state, event, self._now()):
                 workflow.logger.warning("provider event ignored: %s", event)
                 return
+            await self._record(state)
+            self._publish(state)
+
+    async def _expire(self, state: IntentState) -> None:
+        """The lifetime ran out before money moved: void the order, end the intent."""
+        async with self._lock:
+            if not lifecycle.deposit_pending(state):
+                return
+            transaction = state.transaction
+            if transaction is not None and workflow.patched(CANCEL_ORDER_ON_EXPIRY):
+                try:
+                    await workflow.execute_local_activity_method(
+                        IntentActivities.cancel_transaction,
+                        TransactionCancellation(
+                            transaction_id=transaction.id,
+                            provider_code=state.provider.provider_code,
+                            provider_reference=transaction.provider_reference,
+                            reason="the intent expired before the deposit arrived",
+                        ),
+                        **_RECORD,
+                    )
+                except (ActivityError, ApplicationError) as error:
+                    # The provider holds the deposit: its event will move the intent on.
+                    workflow.logger.warning("order not cancelled at expiry: %s", _cause(error))
+                    return
+            lifecycle.expire(state, self._now())
             await self._record(state)
             self._publish(state)
 

@@ -8,7 +8,7 @@ from typing import Any, Protocol
 from pydantic import BaseModel, ConfigDict
 
 from ramp.catalog import MovementType, Rail
-from ramp.intents.models import ProviderTransaction
+from ramp.intents.models import ProviderTransaction, TransactionCancellation
 
 
 class AccountDetails(BaseModel):
@@ -41,6 +41,15 @@ class ProviderAdapter(Protocol):
 
         Raises a non-retryable `ApplicationError` when the provider refuses the order;
         any other exception is retried.
+        """
+        ...
+
+    async def cancel_transaction(self, cancellation: TransactionCancellation) -> None:
+        """Voids an order whose deposit never came, so its instructions stop working.
+
+        Raises a non-retryable `ApplicationError` of type `ORDER_NOT_CANCELLABLE` when the
+        provider already holds the deposit (its event is on the way); anything else is
+        retried.
         """
         ...
 

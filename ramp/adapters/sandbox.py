@@ -24,6 +24,7 @@ from ramp.intents.models import (
     CryptoDepositInstructions,
     DepositInstruction,
     ProviderTransaction,
+    TransactionCancellation,
     TransactionContext,
 )
 
@@ -89,6 +90,10 @@ class SandboxProviderAdapter:
             provider_reference=f"{short_code}_{_digest(order).hex()[:20]}",
             context=TransactionContext(deposit_instructions=[instruction]),
         )
+
+    async def cancel_transaction(self, cancellation: TransactionCancellation) -> None:
+        # The mock provider holds no funds: voiding an order always succeeds.
+        return None
 
     def _bank_instruction(self, order: TransactionOrder, currency: Currency) -> DepositInstruction:
         rail = order.source.rail

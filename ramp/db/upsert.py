@@ -12,14 +12,22 @@ from sqlmodel import SQLModel
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 
-async def upsert(session: AsyncSession, rows: Sequence[SQLModel], key: Sequence[str]) -> None:
-    """Inserts `rows` (all of one table), replacing the other columns where `key` exists."""
+async def upsert(
+    session: AsyncSession,
+    rows: Sequence[SQLModel],
+    key: Sequence[str],
+    newer: str | None = None,
+) -> None:
+    """Inserts `rows` (all of one table), replacing the other columns where `key` exists;
+    with `newer`, only where the given column's new value is greater than the stored one.
+    """
     if not rows:
         return
     model = type(rows[0])
     columns = _columns(model)
     dialect = session.bind.dialect.name if session.bind is not None else "sqlite"
-    statement = _statement(dialect, model, tuple(column for column, _ in columns), tuple(key))
+    names = tuple(column for column, _ in columns)
+    statement = _statement(dialect, model, names, tuple(key), newer)
     params = [{column: getattr(row, attribute) for column, attribute in columns} for row in rows]
     # One statement, built once per table: SQLAlchemy's compiled cache then applies.
     await session.exec(statement, params=params)
@@ -33,7 +41,11 @@ def _columns(model: type[SQLModel]) -> tuple[tuple[str, str], ...]:
 
 @cache
 def _statement(
-    dialect: str, model: type[SQLModel], columns: tuple[str, ...], key: tuple[str, ...]
+    dialect: str,
+    model: type[SQLModel],
+    columns: tuple[str, ...],
+    key: tuple[str, ...],
+    newer: str | None,
 ) -> Insert:
     table: Table = getattr(model, "__table__")  # noqa: B009  (SQLModel does not type it)
     insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
@@ -41,4 +53,5 @@ def _statement(
     return statement.on_conflict_do_update(
         index_elements=list(key),
         set_={name: statement.excluded[name] for name in columns if name not in key},
+        where=None if newer is None else table.c[newer] < statement.excluded[newer],
     )

@@ -55,11 +55,14 @@ def open_intent(
     now: datetime,
 ) -> IntentState:
     """The new intent: its plan has a step per requirement, in dependency order."""
-    satisfied = {check.code: check for check in checks}
+    passed = {check.code for check in checks if check.satisfied}
+    done_codes: set[str] = set()
     steps = []
     for requirement in selection.requirements:
-        check = satisfied.get(requirement.code)
-        done = check is not None and check.satisfied
+        # The graph is enforced: a record counts only once what it depends on is done.
+        done = requirement.code in passed and done_codes.issuperset(requirement.depends_on)
+        if done:
+            done_codes.add(requirement.code)
         steps.append(
             ComplianceStep(
                 id=derived_id(request.intent_id, f"step:{requirement.code}"),
@@ -128,15 +131,37 @@ def current_step(state: IntentState) -> ComplianceStep | None:
     return next((s for s in state.plan.steps if s.code == code), None)
 
 
-def step_update_refusal(state: IntentState, update: StepUpdate) -> str | None:
-    """Why `update` cannot apply now, or None when it can."""
-    if is_terminal(state) or state.plan.status is not PlanStatus.PENDING:
-        return f"the compliance plan is {state.plan.status} and the intent {state.status}"
-    step = current_step(state)
-    if step is None or step.code != update.step_code:
-        return f"{update.step_code} is not the current step ({state.plan.current_step_code})"
-    if next_step_status(step.status, update.outcome) is None:
-        return f"{update.step_code} is {step.status}: outcome {update.outcome} does not apply"
+def step_update_refusal(state: IntentState, update: StepUpdate) -> tuple[str, str] | None:
+    """Why `update` cannot apply now, as (code, message), or None when it can."""
+    step = next((s for s in state.plan.steps if s.code == update.step_code), None)
+    return refuse_step_update(
+        state.status,
+        state.plan.status,
+        state.plan.current_step_code,
+        update.step_code,
+        step.status if step else None,
+        update.outcome,
+    )
+
+
+def refuse_step_update(
+    status: IntentStatus,
+    plan_status: PlanStatus,
+    current_step: str | None,
+    step_code: str,
+    step_status: StepStatus | None,
+    outcome: StepOutcome,
+) -> tuple[str, str] | None:
+    """`step_update_refusal` from the projected values (the sandbox endpoint's pre-check)."""
+    if status in TERMINAL_INTENT_STATUSES or plan_status is not PlanStatus.PENDING:
+        return "COMPLIANCE_CLOSED", f"the compliance plan is {plan_status} and the intent {status}"
+    if step_code != current_step or step_status is None:
+        return "STEP_NOT_CURRENT", f"{step_code} is not the current step ({current_step})"
+    if next_step_status(step_status, outcome) is None:
+        return (
+            "INVALID_TRANSITION",
+            f"{step_code} is {step_status}: outcome {outcome} does not apply",
+        )
     return None
 
 

@@ -104,9 +104,6 @@ INTENT_STATUS_BY_TRANSACTION: dict[TransactionStatus, IntentStatus] = {
 TERMINAL_INTENT_STATUSES = frozenset(
     {IntentStatus.COMPLETED, IntentStatus.FAILED, IntentStatus.EXPIRED, IntentStatus.CANCELLED}
 )
-TERMINAL_TRANSACTION_STATUSES = frozenset(
-    {TransactionStatus.SUCCESS, TransactionStatus.FAILED, TransactionStatus.CANCELLED}
-)
 # Until the deposit arrives nothing has moved, so expiry can still cancel.
 EXPIRABLE_TRANSACTION_STATUSES = frozenset({TransactionStatus.PENDING})
 
@@ -146,7 +143,8 @@ INTENT_TRANSITIONS: tuple[Transition, ...] = (
         "PROCESSING",
         "`expiredAt` reached while the transaction is PENDING",
         "EXPIRED",
-        "transaction CANCELLED; workflow ends",
+        "the provider voids the order, transaction CANCELLED; workflow ends (if the provider "
+        "already holds the deposit, nothing changes and its event follows)",
     ),
     Transition("PROCESSING", "transaction SUCCESS", "COMPLETED", "workflow ends"),
     Transition("PROCESSING", "transaction FAILED", "FAILED", "`failureReason` set; workflow ends"),

@@ -51,9 +51,8 @@ from ramp.intents.lifecycle import workflow_id
 from ramp.intents.models import IntentOutcome
 from ramp.intents.states import IntentStatus
 from ramp.security.keys import generated_keys
-from ramp.temporal import SEARCH_ATTRIBUTES
-from ramp.temporal_server import THROTTLE_LIFTING_DYNAMIC_CONFIG, ensure_search_attributes
-from tests.conftest import ProjectCredentials, make_customer, make_project
+from ramp.temporal_server import ensure_search_attributes
+from tests.conftest import ProjectCredentials, dev_server, make_customer, make_project
 from tests.payments import (
     complete_onboarding,
     create_intent,
@@ -70,7 +69,7 @@ HISTORIES = Path(__file__).resolve().parent
 BIN = Path(sys.executable).parent
 # Recorded on the dev server, in this order; `expired` needs the time-skipping server.
 DEV_SERVER_PATHS = ("autocomplete", "onboarding", "auto_execute", "rejected", "refused")
-TIME_SKIPPING_PATHS = ("expired",)
+TIME_SKIPPING_PATHS = ("expired", "expired_unfunded")
 PATHS = DEV_SERVER_PATHS + TIME_SKIPPING_PATHS
 # Longer than any intent lifetime the API sets by default (24 hours).
 _PAST_EXPIRY = timedelta(hours=25)
@@ -256,11 +255,8 @@ async def record_refused(stack: Stack) -> Recorded:
     assert response.json()["code"] == "PROVIDER_NOT_ELIGIBLE", response.text
     # With an Idempotency-Key the API derives the intent id (api/intents.py).
     intent_id = intent_id_for_key(customer_id, key)
-    # The workflow should end here with no intent, but it stays open: `open` catches
-    # ActivityError, while a failed local activity raises the activity's own
-    # ApplicationError (temporalio 1.35), so `_refusal` is never set and run() waits
-    # forever. Workflows like this one run in production: record the history as is.
-    return Recorded(intent_id, None, completes=False)
+    # The workflow ends at once, with no intent.
+    return Recorded(intent_id, None)
 
 
 async def record_expired(stack: Stack, env: WorkflowEnvironment) -> Recorded:
@@ -272,6 +268,23 @@ async def record_expired(stack: Stack, env: WorkflowEnvironment) -> Recorded:
     # A handle from update-with-start does not skip time by itself.
     await env.sleep(_PAST_EXPIRY)
     envelope = await wait_for_intent(
+        stack.http, token, intent_id, lambda body: body["intent"]["status"] == "EXPIRED"
+    )
+    return Recorded(intent_id, IntentStatus.EXPIRED)
+
+
+async def record_expired_unfunded(stack: Stack, env: WorkflowEnvironment) -> Recorded:
+    """A returning customer's intent whose deposit never comes: expiry voids the order
+    at the provider and cancels the transaction (time-skipping server)."""
+    _, token = await stack.customer("replay-expired-unfunded")
+    accounts = await register_accounts(stack.http, token)
+    first = await _new_intent(stack, token, accounts)
+    await complete_onboarding(stack.http, stack.project, token, first["intent"]["id"])
+    envelope = await _new_intent(stack, token, accounts)
+    assert envelope["transaction"] is not None, envelope
+    intent_id = envelope["intent"]["id"]
+    await env.sleep(_PAST_EXPIRY)
+    await wait_for_intent(
         stack.http, token, intent_id, lambda body: body["intent"]["status"] == "EXPIRED"
     )
     return Recorded(intent_id, IntentStatus.EXPIRED)
@@ -373,34 +386,33 @@ _DEV_SERVER_RECORDERS: dict[str, Callable[[Stack], Awaitable[Recorded]]] = {
 }
 
 
+_TIME_SKIPPING_RECORDERS = {
+    "expired": record_expired,
+    "expired_unfunded": record_expired_unfunded,
+}
+
+
 async def record(paths: Sequence[str]) -> None:
     on_dev_server = [p for p in DEV_SERVER_PATHS if p in paths]
     with tempfile.TemporaryDirectory(prefix="ramp-histories-") as tmp:
         if on_dev_server:
-            extra = [
-                arg
-                for key, value in THROTTLE_LIFTING_DYNAMIC_CONFIG.items()
-                for arg in ("--dynamic-config-value", f"{key}={value}")
-            ]
             async with (
-                await WorkflowEnvironment.start_local(
-                    dev_server_existing_path=str(BIN / "temporal"),
-                    search_attributes=SEARCH_ATTRIBUTES,
-                    dev_server_extra_args=extra,
-                    ui=False,
-                ) as env,
+                dev_server() as env,
                 running_stack(env, Path(tmp) / "dev") as stack,
             ):
                 for path in on_dev_server:
                     await _save(stack, path, await _DEV_SERVER_RECORDERS[path](stack))
-        if "expired" in paths:
+        on_time_skipping = [p for p in TIME_SKIPPING_PATHS if p in paths]
+        if on_time_skipping:
             async with await WorkflowEnvironment.start_time_skipping(
                 test_server_existing_path=str(BIN / "temporal-test-server")
             ) as env:
                 # Unknown search attributes would fail the workflow task forever there.
                 await ensure_search_attributes(env.client, "default")
                 async with running_stack(env, Path(tmp) / "time-skipping") as stack:
-                    await _save(stack, "expired", await record_expired(stack, env))
+                    for path in on_time_skipping:
+                        recorder = _TIME_SKIPPING_RECORDERS[path]
+                        await _save(stack, path, await recorder(stack, env))
 
 
 def _parse(argv: Sequence[str]) -> argparse.Namespace:

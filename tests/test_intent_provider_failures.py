@@ -1,0 +1,118 @@
+"""A provider that fails: the intent survives and the client's retry goes through.
+
+This module runs its own Temporal dev server and worker, whose Atlas adapter is the
+sandbox one with failures switched on (the provider's API is the one outside party
+tests may stand in for).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from typing import Any
+
+import httpx
+import pytest
+from sqlalchemy.ext.asyncio import async_sessionmaker
+from sqlmodel.ext.asyncio.session import AsyncSession
+from temporalio.exceptions import ApplicationError
+
+from api.app import create_app
+from ramp.adapters import ProviderAdapters, SandboxProviderAdapter, TransactionOrder
+from ramp.catalog import provider_by_code
+from ramp.config import Settings
+from ramp.intents.models import ProviderTransaction
+from tests.conftest import (
+    ProjectCredentials,
+    bearer,
+    derive_settings,
+    dev_server,
+    make_customer,
+    serve,
+    service_client,
+)
+from tests.payments import complete_onboarding, create_intent, register_accounts
+from worker import build_worker
+
+
+class FailingProvider(SandboxProviderAdapter):
+    """Refuses the next `failures` orders, then behaves."""
+
+    failures = 0
+
+    async def create_transaction(self, order: TransactionOrder) -> ProviderTransaction:
+        if self.failures > 0:
+            self.failures -= 1
+            raise ApplicationError("maintenance window", type="PROVIDER_DOWN", non_retryable=True)
+        return await super().create_transaction(order)
+
+
+@pytest.fixture(scope="module")
+def atlas() -> FailingProvider:
+    provider = provider_by_code("sandbox_atlas")
+    assert provider is not None
+    return FailingProvider(provider)
+
+
+@pytest.fixture(scope="module")
+async def http(
+    migrated: Settings, sessions: async_sessionmaker[AsyncSession], atlas: FailingProvider
+) -> AsyncIterator[httpx.AsyncClient]:
+    async with dev_server() as env:
+        address = env.client.service_client.config.target_host
+        adapters = ProviderAdapters({atlas.provider.code: atlas})
+        async with (
+            build_worker(service_client(env), sessions, adapters),
+            serve(create_app(derive_settings(migrated, TEMPORAL_ADDRESS=address))) as client,
+        ):
+            yield client
+
+
+async def onboarded_intent(
+    http: httpx.AsyncClient, project: ProjectCredentials
+) -> tuple[str, dict[str, Any]]:
+    token = (await make_customer(http, project))["access_token"]
+    created = await create_intent(http, token, await register_accounts(http, token))
+    intent_id = created.json()["intent"]["id"]
+    return token, await complete_onboarding(http, project, token, intent_id)
+
+
+async def test_a_retry_after_a_provider_failure_creates_the_transaction(
+    http: httpx.AsyncClient, project: ProjectCredentials, atlas: FailingProvider
+) -> None:
+    token, onboarded = await onboarded_intent(http, project)
+    intent_id = onboarded["intent"]["id"]
+    atlas.failures = 1
+    failed = await http.post(f"/v1/intent/{intent_id}/transaction", headers=bearer(token))
+    assert failed.status_code == 502
+    assert failed.json()["code"] == "PROVIDER_ERROR"
+    retried = await http.post(f"/v1/intent/{intent_id}/transaction", headers=bearer(token))
+    assert retried.status_code == 201, retried.text
+    assert retried.json()["transaction"]["status"] == "PENDING"
+
+
+async def test_concurrent_executions_create_one_transaction(
+    http: httpx.AsyncClient, project: ProjectCredentials
+) -> None:
+    token, onboarded = await onboarded_intent(http, project)
+    path = f"/v1/intent/{onboarded['intent']['id']}/transaction"
+    responses = await asyncio.gather(*(http.post(path, headers=bearer(token)) for _ in range(3)))
+    statuses = sorted(response.status_code for response in responses)
+    assert statuses == [201, 400, 400], [r.text for r in responses]
+    refused = [r.json() for r in responses if r.status_code == 400]
+    assert {error["code"] for error in refused} == {"TRANSACTION_EXISTS"}
+
+
+async def test_concurrent_retries_with_one_key_create_one_intent(
+    http: httpx.AsyncClient, project: ProjectCredentials
+) -> None:
+    token = (await make_customer(http, project, "retrier"))["access_token"]
+    accounts = await register_accounts(http, token)
+    key = {"Idempotency-Key": "checkout-7"}
+    responses = await asyncio.gather(
+        *(create_intent(http, token, accounts, headers=key) for _ in range(3))
+    )
+    assert {response.status_code for response in responses} == {201}
+    assert len({response.json()["intent"]["id"] for response in responses}) == 1
+    listed = await http.get("/v1/intent", headers=bearer(token))
+    assert len(listed.json()) == 1
