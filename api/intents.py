@@ -63,10 +63,11 @@ async def create_intent(request: Request) -> Response:
         key = _idempotency_key(request)
         intent_id = intent_id_for_key(customer.id, key) if key else str(uuid.uuid4())
         stored = await session.get(IntentRow, intent_id) if key is not None else None
-        # For the response: the workflow's answer plus these, with no read afterwards.
-        accounts = await _accounts(
-            session, customer.id, [body.src_external_account_id, body.dest_external_account_id]
-        )
+        if stored is None:
+            # For the response: the workflow's answer plus these, with no read afterwards.
+            accounts = await _accounts(
+                session, customer.id, [body.src_external_account_id, body.dest_external_account_id]
+            )
     if stored is not None:
         _check_same_request(stored.fingerprint, fingerprint)
         replayed = await _envelope(app, customer.id, intent_id)
@@ -98,7 +99,7 @@ async def create_intent(request: Request) -> Response:
         rpc_timeout=_OPEN_TIMEOUT,
     )
     _check_same_request(opened.fingerprint, fingerprint)
-    return json_resource(_written(app, opened.state, accounts), 201)
+    return json_resource(_written(app, opened, accounts), 201)
 
 
 async def list_intents(request: Request) -> Response:
@@ -170,7 +171,7 @@ async def execute_intent(request: Request) -> Response:
     executed = await handle.execute_update(
         IntentWorkflow.execute, id=f"execute-{uuid.uuid4()}", rpc_timeout=_OPEN_TIMEOUT
     )
-    return json_resource(_written(app, executed.state, accounts), 201)
+    return json_resource(_written(app, executed, accounts), 201)
 
 
 async def load_envelopes(

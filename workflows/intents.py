@@ -27,8 +27,6 @@ with workflow.unsafe.imports_passed_through():
     from ramp.intents import lifecycle
     from ramp.intents.errors import IntentError, intent_error
     from ramp.intents.models import (
-        ExecutionResult,
-        IntentOpened,
         IntentOutcome,
         IntentRequest,
         IntentState,
@@ -99,19 +97,18 @@ class IntentWorkflow:
         return IntentOutcome(intent_id=request.intent_id, status=state.status if state else None)
 
     @workflow.update
-    async def open(self) -> IntentOpened:
-        """Selects the provider, builds the plan and, when it is complete, the transaction."""
+    async def open(self) -> IntentState:
+        """Selects the provider, builds the plan and, when it is complete, the transaction.
+
+        Returns the state as the projection now holds it: the API renders the 201 from it.
+        """
         async with self._lock:
             if self._refusal is not None:
                 raise self._refusal
             if self._state is not None:
                 # Another request with the same Idempotency-Key: the API compares
                 # fingerprints and refuses a different body.
-                return IntentOpened(
-                    intent_id=self._state.id,
-                    fingerprint=self._state.fingerprint,
-                    state=self._state,
-                )
+                return self._state
             request = self._request
             try:
                 selection = await workflow.execute_local_activity_method(
@@ -140,11 +137,12 @@ class IntentWorkflow:
             await self._record(state)
             self._state = state
             self._publish(state)
-            return IntentOpened(intent_id=state.id, fingerprint=state.fingerprint, state=state)
+            return state
 
     @workflow.update
-    async def execute(self) -> ExecutionResult:
-        """Creates the transaction of an intent whose compliance plan is complete."""
+    async def execute(self) -> IntentState:
+        """Creates the transaction of an intent whose compliance plan is complete; returns
+        the state as the projection now holds it."""
         async with self._lock:
             state = self._opened()
             refusal = lifecycle.execution_refusal(state)
@@ -153,10 +151,7 @@ class IntentWorkflow:
             await self._create_transaction(state, raise_on_failure=True)
             await self._record(state)
             self._publish(state)
-            assert state.transaction is not None
-            return ExecutionResult(
-                intent_id=state.id, transaction_id=state.transaction.id, state=state
-            )
+            return state
 
     @execute.validator
     def _check_execute(self) -> None:

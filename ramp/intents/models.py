@@ -203,17 +203,6 @@ class IntentState(_Model):
     revision: int = 1
 
 
-class IntentOpened(_Model):
-    """Result of the opening update: the intent as the projection now holds it."""
-
-    intent_id: str
-    fingerprint: str
-    state: IntentState
-
-
-# --- messages to a running intent -----------------------------------------------------
-
-
 class StepUpdate(_Model):
     """An onboarding outcome for one compliance step (a workflow signal)."""
 
@@ -258,14 +247,6 @@ class TransactionCancellation(_Model):
 class ProviderTransaction(_Model):
     provider_reference: str
     context: TransactionContext
-
-
-class ExecutionResult(_Model):
-    """Result of the `execute` update (POST /intent/{id}/transaction)."""
-
-    intent_id: str
-    transaction_id: str
-    state: IntentState
 
 
 class IntentOutcome(_Model):
