@@ -27,14 +27,20 @@ from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxR
 
 from activities.housekeeping import HousekeepingActivities
 from activities.intents import IntentActivities
+from activities.onboarding import OnboardingActivities
+from activities.webhooks import WebhookActivities, WebhookOutbox
 from ramp import temporal
 from ramp.adapters import ProviderAdapters, catalog_adapters
 from ramp.config import Settings
 from ramp.db.engine import create_engine, session_factory
 from ramp.housekeeping import PURGE_INTERVAL_MINUTES, SCHEDULE_ID, NoncePurge
+from ramp.onboarding.verification import Verifiers, catalog_verifiers
+from ramp.security.encryption import SecretBox
 from ramp.settings_loader import load_settings
+from ramp.webhooks.models import DeliveryPolicy
 from workflows.housekeeping import PurgeExpiredNonces
 from workflows.intents import IntentWorkflow
+from workflows.webhooks import WebhookDeliveryWorkflow
 
 logger = logging.getLogger("ramp.worker")
 
@@ -42,15 +48,24 @@ logger = logging.getLogger("ramp.worker")
 def build_worker(
     client: Client,
     db: async_sessionmaker[AsyncSession],
+    secret_box: SecretBox,
+    *,
     adapters: ProviderAdapters | None = None,
+    delivery: DeliveryPolicy | None = None,
+    verifiers: Verifiers | None = None,
+    outbox: WebhookOutbox | None = None,
 ) -> Worker:
-    """The worker with every workflow and activity; database work goes through `db`."""
+    """The worker with every workflow and activity; database work goes through `db`,
+    secrets (webhook signing keys) are decrypted with `secret_box`."""
     housekeeping = HousekeepingActivities(db)
-    intents = IntentActivities(db, adapters or catalog_adapters())
+    outbox = outbox or WebhookOutbox(client, delivery or DeliveryPolicy())
+    intents = IntentActivities(db, adapters or catalog_adapters(), outbox)
+    webhooks = WebhookActivities(db, secret_box)
+    onboarding = OnboardingActivities(db, secret_box, verifiers or catalog_verifiers())
     return Worker(
         client,
         task_queue=temporal.TASK_QUEUE,
-        workflows=[PurgeExpiredNonces, IntentWorkflow],
+        workflows=[PurgeExpiredNonces, IntentWorkflow, WebhookDeliveryWorkflow],
         activities=[
             housekeeping.purge_expired_nonces,
             intents.select_provider,
@@ -58,12 +73,21 @@ def build_worker(
             intents.create_transaction,
             intents.cancel_transaction,
             intents.record_intent,
+            onboarding.verify_submission,
+            webhooks.attempt_delivery,
         ],
         # Our workflow modules import only deterministic code: passing every module
         # through saves re-importing them per run (see shared notes on sandbox cost).
         workflow_runner=SandboxedWorkflowRunner(
             restrictions=SandboxRestrictions.default.with_passthrough_all_modules()
         ),
+    )
+
+
+def delivery_policy(settings: Settings) -> DeliveryPolicy:
+    return DeliveryPolicy(
+        retry_delays_seconds=settings.webhook_retry_delays_seconds,
+        timeout_seconds=settings.webhook_timeout_seconds,
     )
 
 
@@ -98,7 +122,12 @@ async def run(settings: Settings) -> None:
     # Activities retry on a dropped connection: no need to test each one before use.
     engine = create_engine(settings, pre_ping=False)
     try:
-        async with build_worker(client, session_factory(engine)):
+        async with build_worker(
+            client,
+            session_factory(engine),
+            SecretBox.from_settings(settings),
+            delivery=delivery_policy(settings),
+        ):
             logger.info("worker polling task queue %r", temporal.TASK_QUEUE)
             await stop.wait()
             logger.info("worker shutting down")

@@ -17,6 +17,7 @@ from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 from temporalio import activity
 
+from activities.webhooks import WebhookOutbox
 from ramp.adapters import AccountDetails, ProviderAdapters, TransactionOrder
 from ramp.catalog import (
     AccountFacts,
@@ -49,7 +50,6 @@ from ramp.intents.models import (
     CheckResult,
     CheckResults,
     IntentRequest,
-    IntentState,
     ProviderSelection,
     ProviderTransaction,
     RequirementChecks,
@@ -58,12 +58,19 @@ from ramp.intents.models import (
     TransactionRequest,
 )
 from ramp.projects import routing_accounts
+from ramp.webhooks.models import IntentChange
 
 
 class IntentActivities:
-    def __init__(self, db: async_sessionmaker[AsyncSession], adapters: ProviderAdapters) -> None:
+    def __init__(
+        self,
+        db: async_sessionmaker[AsyncSession],
+        adapters: ProviderAdapters,
+        outbox: WebhookOutbox,
+    ) -> None:
         self._db = db
         self._adapters = adapters
+        self._outbox = outbox
         # SQLite has one writer at a time: queueing projection writes here is cheaper
         # than letting the pool's connections wait in SQLite's busy handler.
         self._writer: asyncio.Lock | contextlib.nullcontext[None] = (
@@ -190,12 +197,15 @@ class IntentActivities:
         await adapter.cancel_transaction(cancellation)
 
     @activity.defn
-    async def record_intent(self, state: IntentState) -> None:
-        """Writes the workflow's state to the projection, in one database transaction.
+    async def record_intent(self, change: IntentChange) -> None:
+        """Writes the workflow's state to the projection and its webhook events to the
+        outbox, in one database transaction, then starts their deliveries.
 
         A write older than the stored revision is skipped, so a late retry can never
-        overwrite newer state.
+        overwrite newer state; its events are found stored and are started again, which
+        starts nothing twice.
         """
+        state = change.state
         rows = project(state)
         async with self._writer, self._db() as session:
             await begin_write(session)
@@ -204,21 +214,22 @@ class IntentActivities:
                     select(IntentRow.revision).where(IntentRow.id == state.id).with_for_update()
                 )
             ).first()
-            if stored is not None and stored >= state.revision:
-                return
-            await upsert(session, [rows.intent], ["id"])
-            await upsert(session, rows.steps, ["id"])
-            # Another intent may have re-verified since: the latest verification wins.
-            await upsert(
-                session,
-                rows.verifications,
-                ["customer_id", "provider_code", "requirement_code"],
-                newer="satisfied_at",
-            )
-            if rows.transaction is not None:
-                await upsert(session, [rows.transaction], ["id"])
-                await upsert(session, rows.events, ["id"])
+            if stored is None or stored < state.revision:
+                await upsert(session, [rows.intent], ["id"])
+                await upsert(session, rows.steps, ["id"])
+                # Another intent may have re-verified since: the latest verification wins.
+                await upsert(
+                    session,
+                    rows.verifications,
+                    ["customer_id", "provider_code", "requirement_code"],
+                    newer="satisfied_at",
+                )
+                if rows.transaction is not None:
+                    await upsert(session, [rows.transaction], ["id"])
+                    await upsert(session, rows.events, ["id"])
+            deliveries = await self._outbox.enqueue(session, change.events)
             await session.commit()
+        await self._outbox.dispatch(deliveries)
 
 
 async def _accounts(

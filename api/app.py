@@ -18,6 +18,7 @@ from ramp import temporal
 from ramp.config import Settings
 from ramp.db.engine import create_engine, session_factory
 from ramp.identity.oidc import OidcVerifier
+from ramp.onboarding.forms import MAX_SUBMISSION_BYTES
 from ramp.security.tokens import TokenService
 
 
@@ -47,7 +48,14 @@ def create_app(settings: Settings | None = None) -> Starlette:
 
     app = Starlette(
         routes=ROUTES,
-        middleware=[Middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)],
+        middleware=[
+            Middleware(
+                BodySizeLimit,
+                max_bytes=settings.max_body_bytes,
+                # A step of the hosted onboarding may carry a document.
+                larger=[("/v1/onboarding/", max(MAX_SUBMISSION_BYTES, settings.max_body_bytes))],
+            )
+        ],
         exception_handlers=EXCEPTION_HANDLERS,
         lifespan=lifespan,
     )

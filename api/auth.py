@@ -12,6 +12,8 @@ from starlette.requests import Request
 from api.errors import unauthorized
 from api.services import services
 from ramp.db.tables import Customer, Project
+from ramp.db.types import utcnow
+from ramp.projects import previous_secret_valid
 from ramp.security.credentials import (
     CLIENT_ID_SHAPE,
     DUMMY_SECRET_HASH,
@@ -53,6 +55,10 @@ async def authenticate_project(request: Request, session: AsyncSession) -> Proje
     matches = client_secret_matches(
         client_secret, project.client_secret_hash if project else DUMMY_SECRET_HASH
     )
+    if project is not None and not matches and previous_secret_valid(project, utcnow()):
+        # A rotated secret keeps working for its grace period.
+        assert project.previous_client_secret_hash is not None
+        matches = client_secret_matches(client_secret, project.previous_client_secret_hash)
     if project is None or not matches or project.environment != services(request).settings.ramp_env:
         raise unauthorized("INVALID_CREDENTIALS", "invalid client credentials", BASIC_CHALLENGE)
     return project

@@ -22,6 +22,7 @@ from temporalio.service import RPCError, RPCStatusCode
 
 from api.schemas import ErrorEnvelope
 from ramp.intents.errors import IntentError
+from ramp.webhooks.endpoints import EndpointRefused
 
 logger = logging.getLogger("ramp.api")
 
@@ -141,6 +142,10 @@ async def _workflow_unreachable(request: Request, exc: Exception) -> Response:
     )
 
 
+async def _endpoint_refused(request: Request, exc: Exception) -> Response:
+    return error_response(400, "INVALID_WEBHOOK_ENDPOINT", str(exc))
+
+
 async def _unexpected(request: Request, exc: Exception) -> Response:
     # The client gets the envelope only. Starlette re-raises after this handler so the
     # server logs the trace; this line adds which request failed.
@@ -154,5 +159,6 @@ EXCEPTION_HANDLERS: dict[Any, ExceptionHandler] = {
     WorkflowUpdateFailedError: _update_failed,
     WorkflowUpdateRPCTimeoutOrCancelledError: _workflow_unreachable,
     RPCError: _workflow_unreachable,
+    EndpointRefused: _endpoint_refused,
     Exception: _unexpected,
 }

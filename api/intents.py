@@ -6,16 +6,13 @@ workflow, they read the SQL projection its activities keep up to date.
 
 from __future__ import annotations
 
-import base64
-import binascii
 import hashlib
 import json
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
-from datetime import datetime, timedelta
+from datetime import timedelta
 from urllib.parse import urlencode
 
-from sqlalchemy import and_, or_
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 from starlette.requests import Request
@@ -26,6 +23,7 @@ from temporalio.common import WorkflowIDConflictPolicy
 from api.auth import authenticate_customer
 from api.body import read_json
 from api.errors import ApiError, bad_request, not_found
+from api.pagination import newest_first, next_page_headers, page_size
 from api.render import intent_envelope, intent_resource, json_list, json_resource
 from api.schemas import CreateIntent, ExecuteIntent, IntentEnvelope
 from api.services import Services, services
@@ -40,8 +38,6 @@ from ramp.intents.models import IntentRequest, IntentState
 from ramp.intents.states import TERMINAL_INTENT_STATUSES, IntentStatus, PlanStatus
 from workflows.intents import IntentWorkflow
 
-DEFAULT_PAGE_SIZE = 20
-MAX_PAGE_SIZE = 100
 IDEMPOTENCY_HEADER = "idempotency-key"
 _IDEMPOTENCY_IDS = uuid.UUID("4f0a3c55-9b1e-4c1e-8a59-2d8f1f0c6e11")
 # How long POST /intent waits for the workflow's answer before reporting 503.
@@ -104,28 +100,19 @@ async def create_intent(request: Request) -> Response:
 
 async def list_intents(request: Request) -> Response:
     app = services(request)
-    limit = _limit(request)
-    cursor = _cursor(request)
     async with app.db() as session:
         await read_snapshot(session)
         customer = await authenticate_customer(request, session)
         query = select(IntentRow).where(IntentRow.customer_id == customer.id)
-        if cursor is not None:
-            created_at, last_id = cursor
-            query = query.where(
-                or_(
-                    col(IntentRow.created_at) < created_at,
-                    and_(col(IntentRow.created_at) == created_at, col(IntentRow.id) < last_id),
+        rows = list(
+            (
+                await session.exec(
+                    newest_first(request, query, col(IntentRow.created_at), col(IntentRow.id))
                 )
-            )
-        query = query.order_by(col(IntentRow.created_at).desc(), col(IntentRow.id).desc())
-        rows = list((await session.exec(query.limit(limit + 1))).all())
-        page = rows[:limit]
-        envelopes = await load_envelopes(session, page, app)
-    headers = {}
-    if len(rows) > limit:
-        params = urlencode({"limit": limit, "cursor": _encode_cursor(page[-1])})
-        headers["Link"] = f'</v1/intent?{params}>; rel="next"'
+            ).all()
+        )
+        envelopes = await load_envelopes(session, rows[: page_size(request)], app)
+    headers = next_page_headers(request, rows, lambda row: (row.created_at, row.id))
     return json_list(envelopes, headers=headers)
 
 
@@ -302,37 +289,3 @@ def _check_same_request(stored: str, given: str) -> None:
             "IDEMPOTENCY_KEY_REUSED",
             "this Idempotency-Key was used with a different request body",
         )
-
-
-def _limit(request: Request) -> int:
-    raw = request.query_params.get("limit")
-    if raw is None:
-        return DEFAULT_PAGE_SIZE
-    if not raw.isdigit() or not 1 <= int(raw) <= MAX_PAGE_SIZE:
-        raise bad_request(
-            "VALIDATION_ERROR",
-            f"limit must be an integer from 1 to {MAX_PAGE_SIZE}",
-            {"fields": [{"pointer": "/limit", "reason": f"must be 1 to {MAX_PAGE_SIZE}"}]},
-        )
-    return int(raw)
-
-
-def _encode_cursor(intent: IntentRow) -> str:
-    raw = json.dumps([intent.created_at.isoformat(), intent.id]).encode()
-    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
-
-
-def _cursor(request: Request) -> tuple[datetime, str] | None:
-    raw = request.query_params.get("cursor")
-    if raw is None:
-        return None
-    try:
-        created_at, intent_id = json.loads(base64.urlsafe_b64decode(raw + "=" * (-len(raw) % 4)))
-        moment = datetime.fromisoformat(created_at)
-        if moment.tzinfo is None or not isinstance(intent_id, str):
-            raise ValueError("incomplete cursor")
-    except (ValueError, TypeError, binascii.Error, UnicodeDecodeError):
-        raise bad_request(
-            "INVALID_CURSOR", "cursor is not one this API returned (use the Link header)"
-        ) from None
-    return moment, intent_id

@@ -2,25 +2,38 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from api.errors import error_response
 
 
 class BodySizeLimit:
-    """Refuses bodies over `max_bytes` with 413, whether or not Content-Length is sent."""
+    """Refuses bodies over `max_bytes` with 413, whether or not Content-Length is sent.
 
-    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+    `larger` raises the limit under some path prefixes (onboarding documents).
+    """
+
+    def __init__(
+        self, app: ASGIApp, max_bytes: int, larger: Sequence[tuple[str, int]] = ()
+    ) -> None:
         self.app = app
-        self.max_bytes = max_bytes
+        self.default_max_bytes = max_bytes
+        self.larger = tuple(larger)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        path: str = scope["path"]
+        max_bytes = next(
+            (size for prefix, size in self.larger if path.startswith(prefix)),
+            self.default_max_bytes,
+        )
         for name, value in scope["headers"]:
-            if name == b"content-length" and value.isdigit() and int(value) > self.max_bytes:
-                await self._too_large(scope, receive, send)
+            if name == b"content-length" and value.isdigit() and int(value) > max_bytes:
+                await self._too_large(scope, receive, send, max_bytes)
                 return
         received = 0
         response_started = False
@@ -30,7 +43,7 @@ class BodySizeLimit:
             message = await receive()
             if message["type"] == "http.request":
                 received += len(message.get("body", b""))
-                if received > self.max_bytes:
+                if received > max_bytes:
                     raise _TooLarge
             return message
 
@@ -43,11 +56,11 @@ class BodySizeLimit:
             await self.app(scope, limited_receive, tracking_send)
         except _TooLarge:
             if not response_started:
-                await self._too_large(scope, receive, send)
+                await self._too_large(scope, receive, send, max_bytes)
 
-    async def _too_large(self, scope: Scope, receive: Receive, send: Send) -> None:
+    async def _too_large(self, scope: Scope, receive: Receive, send: Send, max_bytes: int) -> None:
         response = error_response(
-            413, "PAYLOAD_TOO_LARGE", f"request body exceeds {self.max_bytes} bytes"
+            413, "PAYLOAD_TOO_LARGE", f"request body exceeds {max_bytes} bytes"
         )
         await response(scope, receive, send)
 

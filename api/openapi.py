@@ -16,8 +16,10 @@ from starlette.responses import JSONResponse, Response
 
 from api import schemas
 from ramp.catalog import Rail
+from ramp.onboarding.forms import AnySubmission
+from ramp.webhooks.events import WebhookEvent, WebhookEventType
 
-Auth = Literal["basic", "bearer"] | None
+Auth = Literal["basic", "bearer", "onboarding"] | None
 
 
 @dataclass(frozen=True)
@@ -57,6 +59,35 @@ def _path(name: str, description: str) -> dict[str, Any]:
         "description": description,
         "schema": {"type": "string"},
     }
+
+
+_LIMIT = {
+    "name": "limit",
+    "in": "query",
+    "required": False,
+    "schema": {"type": "integer", "minimum": 1, "maximum": 100, "default": 20},
+}
+_CURSOR = {
+    "name": "cursor",
+    "in": "query",
+    "required": False,
+    "description": 'Opaque; taken from the `Link: <...>; rel="next"` header',
+    "schema": {"type": "string"},
+}
+
+
+def _filter(name: str, description: str) -> dict[str, Any]:
+    return {
+        "name": name,
+        "in": "query",
+        "required": False,
+        "description": description,
+        "schema": {"type": "string"},
+    }
+
+
+def _enum_filter(name: str, description: str, schema: str) -> dict[str, Any]:
+    return {**_filter(name, description), "schema": {"$ref": f"#/components/schemas/{schema}"}}
 
 
 _IDEMPOTENCY_KEY = {
@@ -179,21 +210,7 @@ OPERATIONS: tuple[Operation, ...] = (
         status=200,
         response="list",
         item=schemas.IntentEnvelope,
-        parameters=(
-            {
-                "name": "limit",
-                "in": "query",
-                "required": False,
-                "schema": {"type": "integer", "minimum": 1, "maximum": 100, "default": 20},
-            },
-            {
-                "name": "cursor",
-                "in": "query",
-                "required": False,
-                "description": 'Opaque; taken from the `Link: <...>; rel="next"` header',
-                "schema": {"type": "string"},
-            },
-        ),
+        parameters=(_LIMIT, _CURSOR),
         errors=(400, 401),
         headers=(("Link", 'The next page: `</v1/intent?limit=N&cursor=...>; rel="next"`'),),
     ),
@@ -245,12 +262,149 @@ OPERATIONS: tuple[Operation, ...] = (
         parameters=(_path("intentId", "Intent id"), _path("stepCode", "Requirement code")),
         errors=(400, 401, 404, 409, 503),
     ),
+    Operation(
+        "POST",
+        "/webhooks/endpoints",
+        "createWebhookEndpoint",
+        "Add a webhook endpoint: where the project's events go, and which events",
+        auth="basic",
+        status=201,
+        request=schemas.CreateWebhookEndpoint,
+        response=schemas.WebhookEndpointResource,
+        errors=(400, 401),
+    ),
+    Operation(
+        "GET",
+        "/webhooks/endpoints",
+        "listWebhookEndpoints",
+        "The project's webhook endpoints, oldest first",
+        auth="basic",
+        status=200,
+        response="list",
+        item=schemas.WebhookEndpointResource,
+        errors=(401,),
+    ),
+    Operation(
+        "PATCH",
+        "/webhooks/endpoints/{id}",
+        "updateWebhookEndpoint",
+        "Change an endpoint's URL, event types, description, or enable/disable it",
+        auth="basic",
+        status=200,
+        request=schemas.UpdateWebhookEndpoint,
+        response=schemas.WebhookEndpointResource,
+        parameters=(_path("id", "Webhook endpoint id"),),
+        errors=(400, 401, 404),
+    ),
+    Operation(
+        "DELETE",
+        "/webhooks/endpoints/{id}",
+        "deleteWebhookEndpoint",
+        "Remove an endpoint; its deliveries stay in the log, pending ones are cancelled",
+        auth="basic",
+        status=204,
+        response=None,
+        parameters=(_path("id", "Webhook endpoint id"),),
+        errors=(401, 404),
+    ),
+    Operation(
+        "GET",
+        "/webhooks/deliveries",
+        "listWebhookDeliveries",
+        "The delivery log, newest first, each delivery with its attempts; the next page's "
+        "URL is in the `Link` header",
+        auth="basic",
+        status=200,
+        response="list",
+        item=schemas.WebhookDeliveryResource,
+        parameters=(
+            _LIMIT,
+            _CURSOR,
+            _enum_filter("status", "Delivery status", "DeliveryStatus"),
+            _enum_filter("eventType", "Event type", "WebhookEventType"),
+            _filter("endpointId", "Webhook endpoint id"),
+            _filter("intentId", "Intent id"),
+            _filter("eventId", "Event id (`eventId` of the envelope, `webhook-id` header)"),
+        ),
+        errors=(400, 401),
+        headers=(("Link", 'The next page: `<...?limit=N&cursor=...>; rel="next"`'),),
+    ),
+    Operation(
+        "GET",
+        "/webhooks/deliveries/{id}",
+        "getWebhookDelivery",
+        "One delivery with its attempts",
+        auth="basic",
+        status=200,
+        response=schemas.WebhookDeliveryResource,
+        parameters=(_path("id", "Webhook delivery id"),),
+        errors=(401, 404),
+    ),
+    Operation(
+        "POST",
+        "/webhooks/deliveries/{id}/redeliver",
+        "redeliverWebhook",
+        "Send a delivery's event again, once, as a new delivery (202: on its way)",
+        auth="basic",
+        status=202,
+        response=schemas.WebhookDeliveryResource,
+        parameters=(_path("id", "Webhook delivery id"),),
+        errors=(401, 404, 409, 503),
+    ),
+    Operation(
+        "GET",
+        "/onboarding/{intentId}",
+        "getOnboarding",
+        "Hosted onboarding: the intent's compliance plan as its customer sees it, with the "
+        "form of each step and, once it exists, the transaction's deposit instructions",
+        auth="onboarding",
+        status=200,
+        response=schemas.OnboardingResource,
+        parameters=(_path("intentId", "Intent id"),),
+        errors=(401, 404),
+    ),
+    Operation(
+        "POST",
+        "/onboarding/{intentId}/steps/{stepCode}",
+        "submitOnboardingStep",
+        "Hosted onboarding: submit the current step (the body is the form of its "
+        "requirement code); answers with the onboarding as the intent's workflow left it",
+        auth="onboarding",
+        status=200,
+        request=AnySubmission,
+        response=schemas.OnboardingResource,
+        parameters=(_path("intentId", "Intent id"), _path("stepCode", "Requirement code")),
+        errors=(400, 401, 404, 409, 503),
+    ),
+    Operation(
+        "GET",
+        "/project/onboarding-origins",
+        "getOnboardingOrigins",
+        "Origins allowed to embed the hosted onboarding page (and to receive its messages)",
+        auth="basic",
+        status=200,
+        response=schemas.OnboardingOriginsResource,
+        errors=(401,),
+    ),
+    Operation(
+        "PUT",
+        "/project/onboarding-origins",
+        "setOnboardingOrigins",
+        "Replace the origins allowed to embed the hosted onboarding page",
+        auth="basic",
+        status=200,
+        request=schemas.OnboardingOrigins,
+        response=schemas.OnboardingOriginsResource,
+        errors=(400, 401),
+    ),
 )
 
 _COMMON_ERRORS = (413, 415, 500)
 
 
 def _response(operation: Operation) -> dict[str, Any]:
+    if operation.response is None:
+        return {"description": "No content"}
     if operation.response == "text":
         return {"description": "OK", "content": {"text/plain": {"schema": {"type": "string"}}}}
     if operation.response == "list":
@@ -260,7 +414,6 @@ def _response(operation: Operation) -> dict[str, Any]:
             "items": {"$ref": f"#/components/schemas/{operation.item.__name__}"},
         }
     else:
-        assert operation.response is not None
         schema = {"$ref": f"#/components/schemas/{operation.response.__name__}"}
     return {"description": "OK", "content": {"application/json": {"schema": schema}}}
 
@@ -289,6 +442,8 @@ def _operation(operation: Operation) -> dict[str, Any]:
         if operation.auth == "basic"
         else [{"bearerAuth": []}]
         if operation.auth == "bearer"
+        else [{"onboardingToken": []}]
+        if operation.auth == "onboarding"
         else [],
         "responses": responses,
     }
@@ -316,7 +471,7 @@ def openapi_document() -> dict[str, Any]:
         if isinstance(model, type) and issubclass(model, BaseModel)
     }
     models = [(model, "validation") for model in requests] + [
-        (model, "serialization") for model in (*responses, schemas.ErrorEnvelope)
+        (model, "serialization") for model in (*responses, schemas.ErrorEnvelope, WebhookEvent)
     ]
     _, definitions = models_json_schema(
         sorted(models, key=lambda pair: pair[0].__name__),  # type: ignore[arg-type]
@@ -337,6 +492,7 @@ def openapi_document() -> dict[str, Any]:
         },
         "servers": [{"url": "/v1"}],
         "paths": paths,
+        "webhooks": _webhooks(),
         "components": {
             "schemas": components,
             "securitySchemes": {
@@ -351,9 +507,63 @@ def openapi_document() -> dict[str, Any]:
                     "bearerFormat": "JWT",
                     "description": "Customer access token from POST /customers",
                 },
+                "onboardingToken": {
+                    "type": "http",
+                    "scheme": "bearer",
+                    "bearerFormat": "JWT",
+                    "description": "The `token` query parameter of the intent's frontendUrl "
+                    "(one intent, short-lived)",
+                },
             },
         },
     }
+
+
+def _webhooks() -> dict[str, Any]:
+    """The events a project's endpoints receive: one POST per event, signed (see
+    docs/webhooks.md); any 2xx acknowledges."""
+    return {
+        event_type.value: {
+            "post": {
+                "summary": _EVENT_SUMMARIES[event_type],
+                "requestBody": {
+                    "required": True,
+                    "content": {
+                        "application/json": {
+                            "schema": {"$ref": "#/components/schemas/WebhookEvent"}
+                        }
+                    },
+                },
+                "parameters": [
+                    {"name": name, "in": "header", "required": True, "schema": {"type": "string"}}
+                    for name in (
+                        "webhook-id",
+                        "webhook-timestamp",
+                        "webhook-signature",
+                        "X-Ramp-Signature",
+                        "X-Ramp-Timestamp",
+                        "X-Ramp-Event-Type",
+                        "X-Ramp-Client-Id",
+                    )
+                ],
+                "responses": {
+                    "2XX": {"description": "Acknowledged: the event is not sent again"},
+                    "410": {"description": "Gone: the endpoint is disabled"},
+                },
+            }
+        }
+        for event_type in WebhookEventType
+    }
+
+
+_EVENT_SUMMARIES = {
+    WebhookEventType.INTENT_STATUS_CHANGED: "An intent was created or changed status "
+    "(`data`: IntentStatusChanged)",
+    WebhookEventType.COMPLIANCE_UPDATED: "A compliance step changed status "
+    "(`data`: ComplianceUpdated)",
+    WebhookEventType.MONEY_MOVEMENT_UPDATED: "A transaction was created or changed status "
+    "(`data`: MoneyMovementUpdated)",
+}
 
 
 async def openapi_json(_request: Request) -> Response:

@@ -6,9 +6,10 @@ import asyncio
 import json
 import os
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING, TypeVar
 
 import click
 from sqlmodel.ext.asyncio.session import AsyncSession
@@ -17,6 +18,11 @@ from ramp.config import Settings
 from ramp.db.engine import create_engine
 from ramp.security.encryption import MissingKey
 from ramp.settings_loader import load_settings
+
+if TYPE_CHECKING:
+    from ramp.db.tables import Project, WebhookEndpoint
+
+T = TypeVar("T")
 
 DATA_DIR_OPTION = click.option(
     "--data-dir",
@@ -175,6 +181,50 @@ def project_create(name: str, data_dir: Path | None) -> int:
     return 0
 
 
+@project.command("rotate-secret")
+@click.option("--project-id", "--project", "project_id", required=True)
+@click.option(
+    "--grace-hours",
+    type=click.FloatRange(min=0),
+    default=24.0,
+    show_default=True,
+    help="How long the current secret keeps working (and signing webhooks) beside the new one.",
+)
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Rotate even while the previous secret's grace period runs (it stops working).",
+)
+@DATA_DIR_OPTION
+def project_rotate_secret(
+    project_id: str, grace_hours: float, force: bool, data_dir: Path | None
+) -> int:
+    """Issue a new client secret; print it as JSON (shown once)."""
+    from datetime import timedelta
+
+    from ramp import projects
+    from ramp.security.encryption import SecretBox
+
+    settings = load_settings(data_dir)
+
+    async def rotate() -> projects.RotatedSecret:
+        async with _session(settings) as session:
+            return await projects.rotate_client_secret(
+                session,
+                project_id=project_id,
+                secret_box=SecretBox.from_settings(settings),
+                grace=timedelta(hours=grace_hours),
+                force=force,
+            )
+
+    try:
+        rotated = asyncio.run(rotate())
+    except (LookupError, ValueError) as error:
+        raise click.ClickException(str(error)) from error
+    click.echo(json.dumps(rotated.as_json()))
+    return 0
+
+
 @project.command("trust-issuer")
 @click.option("--project-id", required=True)
 @click.option("--issuer", required=True, help="The OIDC issuer (the tokens' `iss`).")
@@ -207,6 +257,60 @@ def project_trust_issuer(
     return 0
 
 
+@project.command("allow-origin")
+@click.option("--project-id", required=True)
+@click.option(
+    "--origin",
+    "origins",
+    multiple=True,
+    required=True,
+    help="scheme://host[:port] that may embed the hosted onboarding page; repeatable.",
+)
+@DATA_DIR_OPTION
+def project_allow_origin(project_id: str, origins: tuple[str, ...], data_dir: Path | None) -> int:
+    """Let an origin embed the hosted onboarding page (and receive its messages)."""
+    return _change_origins(project_id, data_dir, add=origins)
+
+
+@project.command("disallow-origin")
+@click.option("--project-id", required=True)
+@click.option("--origin", "origins", multiple=True, required=True, help="Repeatable.")
+@DATA_DIR_OPTION
+def project_disallow_origin(
+    project_id: str, origins: tuple[str, ...], data_dir: Path | None
+) -> int:
+    """Stop an origin from embedding the hosted onboarding page."""
+    return _change_origins(project_id, data_dir, remove=origins)
+
+
+def _change_origins(
+    project_id: str,
+    data_dir: Path | None,
+    add: tuple[str, ...] = (),
+    remove: tuple[str, ...] = (),
+) -> int:
+    from ramp.config import Environment
+    from ramp.onboarding.origins import InvalidOrigin, normalize_origins
+    from ramp.onboarding.projects import load_project, set_onboarding_origins
+
+    settings = load_settings(data_dir)
+
+    async def change() -> list[str]:
+        async with _session(settings) as session:
+            found = await load_project(session, project_id)
+            production = found.environment == Environment.PRODUCTION
+            dropped = set(normalize_origins(remove, production=production))
+            kept = [o for o in found.onboarding_origins if o not in dropped]
+            return await set_onboarding_origins(session, found, [*kept, *add])
+
+    try:
+        allowed = asyncio.run(change())
+    except (LookupError, InvalidOrigin) as error:
+        raise click.ClickException(str(error)) from error
+    click.echo(json.dumps({"projectId": project_id, "onboardingOrigins": allowed}))
+    return 0
+
+
 @asynccontextmanager
 async def _session(settings: Settings) -> AsyncIterator[AsyncSession]:
     """A session on a short-lived engine, for one CLI command."""
@@ -216,6 +320,201 @@ async def _session(settings: Settings) -> AsyncIterator[AsyncSession]:
             yield session
     finally:
         await engine.dispose()
+
+
+# --- webhooks ---------------------------------------------------------------------
+
+PROJECT_OPTION = click.option("--project", "--project-id", "project_id", required=True)
+EVENT_TYPES = ("INTENT_STATUS_CHANGED", "COMPLIANCE_UPDATED", "MONEY_MOVEMENT_UPDATED")
+
+
+@cli.group()
+def webhook() -> None:
+    """A project's webhook endpoints, and a local receiver."""
+
+
+@webhook.command("add")
+@PROJECT_OPTION
+@click.option("--url", required=True, help="Where the events are POSTed.")
+@click.option(
+    "--event",
+    "events",
+    multiple=True,
+    type=click.Choice(EVENT_TYPES),
+    help="Repeatable; default: every event type.",
+)
+@click.option("--description", default=None)
+@DATA_DIR_OPTION
+def webhook_add(
+    project_id: str,
+    url: str,
+    events: tuple[str, ...],
+    description: str | None,
+    data_dir: Path | None,
+) -> int:
+    """Add a webhook endpoint to a project; print it as JSON."""
+    from ramp.webhooks import endpoints
+    from ramp.webhooks.events import WebhookEventType
+
+    async def add(session: AsyncSession) -> dict[str, object]:
+        project = await _project(session, project_id)
+        endpoint = await endpoints.add_endpoint(
+            session,
+            project,
+            url=url,
+            event_types=[WebhookEventType(e) for e in events or EVENT_TYPES],
+            description=description,
+        )
+        return _endpoint_json(endpoint)
+
+    click.echo(json.dumps(_run(data_dir, add)))
+    return 0
+
+
+@webhook.command("list")
+@PROJECT_OPTION
+@DATA_DIR_OPTION
+def webhook_list(project_id: str, data_dir: Path | None) -> int:
+    """List a project's webhook endpoints as JSON."""
+    from ramp.webhooks import endpoints
+
+    async def listed(session: AsyncSession) -> list[dict[str, object]]:
+        await _project(session, project_id)
+        return [_endpoint_json(e) for e in await endpoints.project_endpoints(session, project_id)]
+
+    click.echo(json.dumps(_run(data_dir, listed)))
+    return 0
+
+
+def _switch(enabled: bool) -> click.Command:
+    @PROJECT_OPTION
+    @click.option("--id", "endpoint_id", required=True, help="The endpoint's id.")
+    @DATA_DIR_OPTION
+    def command(project_id: str, endpoint_id: str, data_dir: Path | None) -> int:
+        from ramp.webhooks import endpoints
+
+        async def switch(session: AsyncSession) -> dict[str, object]:
+            project = await _project(session, project_id)
+            endpoint = await endpoints.project_endpoint(session, project_id, endpoint_id)
+            if endpoint is None:
+                raise click.ClickException(f"no webhook endpoint {endpoint_id} in this project")
+            changed = await endpoints.change_endpoint(session, project, endpoint, enabled=enabled)
+            return _endpoint_json(changed)
+
+        click.echo(json.dumps(_run(data_dir, switch)))
+        return 0
+
+    command.__doc__ = "Enable a webhook endpoint." if enabled else "Disable a webhook endpoint."
+    return click.command("enable" if enabled else "disable")(command)
+
+
+webhook.add_command(_switch(True))
+webhook.add_command(_switch(False))
+
+
+@webhook.command("remove")
+@PROJECT_OPTION
+@click.option("--id", "endpoint_id", required=True, help="The endpoint's id.")
+@DATA_DIR_OPTION
+def webhook_remove(project_id: str, endpoint_id: str, data_dir: Path | None) -> int:
+    """Remove a webhook endpoint (its delivery log stays)."""
+    from ramp.webhooks import endpoints
+
+    async def remove(session: AsyncSession) -> dict[str, object]:
+        await _project(session, project_id)
+        endpoint = await endpoints.project_endpoint(session, project_id, endpoint_id)
+        if endpoint is None:
+            raise click.ClickException(f"no webhook endpoint {endpoint_id} in this project")
+        await endpoints.remove_endpoint(session, endpoint)
+        return {"removed": endpoint_id}
+
+    click.echo(json.dumps(_run(data_dir, remove)))
+    return 0
+
+
+@webhook.command("listen")
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", default=8787, show_default=True)
+@click.option(
+    "--secret",
+    envvar="RAMP_CLIENT_SECRET",
+    default=None,
+    help="The project's client secret (or $RAMP_CLIENT_SECRET).",
+)
+@click.option(
+    "--project",
+    "--project-id",
+    "project_id",
+    default=None,
+    help="Read the secret of this project from the service's database instead (sandbox data dir).",
+)
+@DATA_DIR_OPTION
+def webhook_listen(
+    host: str, port: int, secret: str | None, project_id: str | None, data_dir: Path | None
+) -> int:
+    """Receive webhooks locally and print each verified event (Ctrl-C stops)."""
+    from ramp.webhooks.listen import Listener
+
+    if secret is None and project_id is None:
+        raise click.UsageError("give --secret (or $RAMP_CLIENT_SECRET) or --project")
+    if secret is None:
+        from ramp.db.types import utcnow
+        from ramp.projects import signing_secrets
+        from ramp.security.encryption import SecretBox
+
+        async def read(session: AsyncSession) -> str:
+            project = await _project(session, str(project_id))
+            box = SecretBox.from_settings(load_settings(data_dir))
+            return signing_secrets(project, box, utcnow())[0]
+
+        secret = _run(data_dir, read)
+    listener = Listener(host, port, secret)
+    click.echo(f"listening on {listener.url} for verified webhooks (Ctrl-C stops)")
+    try:
+        listener.serve_forever(poll_interval=0.2)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        listener.server_close()
+    return 0
+
+
+async def _project(session: AsyncSession, project_id: str) -> Project:
+    from ramp.db.tables import Project
+
+    found = await session.get(Project, project_id)
+    if found is None:
+        raise click.ClickException(f"no project {project_id}")
+    return found
+
+
+def _run(data_dir: Path | None, work: Callable[[AsyncSession], Awaitable[T]]) -> T:
+    """Runs `work` in a session on the configured database (migrated first)."""
+    from ramp.db.migrate import upgrade
+
+    settings = load_settings(data_dir)
+    upgrade(settings)
+
+    async def run() -> T:
+        async with _session(settings) as session:
+            return await work(session)
+
+    try:
+        return asyncio.run(run())
+    except ValueError as error:  # a refused setting (EndpointRefused is one)
+        raise click.ClickException(str(error)) from error
+
+
+def _endpoint_json(endpoint: WebhookEndpoint) -> dict[str, object]:
+    return {
+        "id": endpoint.id,
+        "projectId": endpoint.project_id,
+        "url": endpoint.url,
+        "eventTypes": endpoint.event_types,
+        "enabled": endpoint.enabled,
+        "disabledReason": endpoint.disabled_reason,
+        "description": endpoint.description,
+    }
 
 
 def main() -> None:

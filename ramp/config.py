@@ -50,11 +50,29 @@ class Settings(BaseSettings):
     intent_lifetime_seconds: int = Field(default=24 * 3600, ge=60, alias="RAMP_INTENT_LIFETIME")
     # Lifetime of the token in `frontendUrl`; every read of the intent issues a fresh one.
     onboarding_token_ttl_seconds: int = Field(default=3600, alias="RAMP_ONBOARDING_TOKEN_TTL")
+    # Webhook deliveries: seconds between attempts (comma-separated; the first attempt
+    # goes at once) and each POST's timeout.
+    webhook_retry_delays: str = Field(
+        default="60,300,1800,7200,86400", alias="RAMP_WEBHOOK_RETRY_DELAYS"
+    )
+    webhook_timeout_seconds: float = Field(default=30.0, gt=0, alias="RAMP_WEBHOOK_TIMEOUT")
 
     @field_validator("public_url")
     @classmethod
     def _strip_slash(cls, value: str) -> str:
         return value.rstrip("/")
+
+    @field_validator("webhook_retry_delays")
+    @classmethod
+    def _delays(cls, value: str) -> str:
+        delays = [part.strip() for part in value.split(",") if part.strip()]
+        if not all(_non_negative_number(part) for part in delays):
+            raise ValueError("RAMP_WEBHOOK_RETRY_DELAYS takes seconds, comma-separated")
+        return ",".join(delays)
+
+    @property
+    def webhook_retry_delays_seconds(self) -> tuple[float, ...]:
+        return tuple(float(part) for part in self.webhook_retry_delays.split(",") if part)
 
     @property
     def expected_wallet_domain(self) -> str:
@@ -73,6 +91,13 @@ class Settings(BaseSettings):
     def migration_url(self) -> str:
         """The sync driver URL for Alembic."""
         return sync_database_url(self.database_url or f"sqlite:///{self.data_dir / 'ramp.db'}")
+
+
+def _non_negative_number(text: str) -> bool:
+    try:
+        return float(text) >= 0
+    except ValueError:
+        return False
 
 
 def _scheme_swap(url: str, sqlite: str, postgres: str) -> str:

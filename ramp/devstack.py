@@ -19,6 +19,8 @@ from ramp.config import Environment, Settings
 from ramp.db.engine import create_engine
 from ramp.db.migrate import upgrade
 from ramp.db.tables import Project
+from ramp.onboarding.origins import DEV_ORIGINS
+from ramp.onboarding.projects import load_project, set_onboarding_origins
 from ramp.security.encryption import SecretBox
 from ramp.settings_loader import load_settings
 from ramp.supervisor import ChildSpec, Supervisor
@@ -179,6 +181,9 @@ async def ensure_demo_project(settings: Settings, project_id: str | None) -> Dem
                 environment=Environment.SANDBOX,
                 secret_box=secret_box,
             )
+            # Any local web app may embed the hosted onboarding during development.
+            demo = await load_project(session, created.projectId)
+            await set_onboarding_origins(session, demo, DEV_ORIGINS)
         return DemoCredentials(
             project_id=created.projectId,
             client_id=created.clientId,

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import ipaddress
+import socket
 import uuid
 from dataclasses import asdict, dataclass
+from datetime import datetime, timedelta
 from urllib.parse import urlsplit
 
 from sqlmodel import col, select
@@ -13,9 +15,11 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 from ramp.catalog import Provider, providers_for
 from ramp.config import Environment
 from ramp.db.tables import Organization, Project, ProviderAccount, TrustedIssuer
+from ramp.db.types import utcnow
 from ramp.identity import oidc
 from ramp.security.credentials import generate_client_credentials, hash_client_secret
 from ramp.security.encryption import SecretBox
+from ramp.timestamps import format_timestamp
 
 
 @dataclass(frozen=True)
@@ -87,7 +91,7 @@ async def trust_issuer(
     project = await session.get(Project, project_id)
     if project is None:
         raise LookupError(f"no project {project_id}")
-    if project.environment == Environment.PRODUCTION and not _public_host(jwks_url):
+    if project.environment == Environment.PRODUCTION and not public_host(jwks_url):
         # Keys are fetched from inside our network: a production project may not point
         # us at our own services (the sandbox may, for a local identity provider).
         raise ValueError("a production project's JWKS URL must name a public host")
@@ -109,14 +113,28 @@ async def trust_issuer(
     return trusted
 
 
-def _public_host(url: str) -> bool:
+def public_host(url: str) -> bool:
+    """Whether the URL's host is a name, or an address on the public internet. Names are
+    checked again where they are used (resolving here would not stop DNS rebinding)."""
     host = urlsplit(url).hostname or ""
     if host == "localhost" or host.endswith(".localhost"):
         return False
     try:
-        address = ipaddress.ip_address(host)
+        ipaddress.ip_address(host)
     except ValueError:
-        return True  # a name; resolving it here would not stop DNS rebinding anyway
+        try:
+            # Legacy IPv4 spellings that resolvers accept: 2130706433, 127.1, 0177.0.0.1.
+            socket.inet_aton(host)
+        except OSError:
+            return True  # a name
+        return is_public_address(socket.inet_ntoa(socket.inet_aton(host)))
+    return is_public_address(host)
+
+
+def is_public_address(text: str) -> bool:
+    address = ipaddress.ip_address(text.split("%", 1)[0])
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        address = address.ipv4_mapped
     return address.is_global
 
 
@@ -148,3 +166,80 @@ async def routing_accounts(
         for provider in providers_for(rows[0][0])
         if provider.code in accounts
     )
+
+
+# --- client secret rotation -------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RotatedSecret:
+    projectId: str
+    clientId: str
+    clientSecret: str
+    # Until then the previous secret still authenticates and still signs webhooks.
+    previousSecretValidUntil: str | None
+
+    def as_json(self) -> dict[str, str | None]:
+        return asdict(self)
+
+
+async def rotate_client_secret(
+    session: AsyncSession,
+    *,
+    project_id: str,
+    secret_box: SecretBox,
+    grace: timedelta,
+    force: bool = False,
+) -> RotatedSecret:
+    """Issues a new client secret. The current one keeps working for `grace` (zero: it
+    stops at once), so deployed clients and webhook receivers can switch over.
+
+    Refused while an earlier rotation's grace period runs, unless `force`: a second
+    rotation would end the oldest secret at once."""
+    project = await session.get(Project, project_id)
+    if project is None:
+        raise LookupError(f"no project {project_id}")
+    if grace < timedelta(0):
+        raise ValueError("the grace period cannot be negative")
+    now = utcnow()
+    if previous_secret_valid(project, now) and not force:
+        assert project.previous_secret_expires_at is not None
+        raise ValueError(
+            "the secret replaced by the last rotation still works until "
+            f"{format_timestamp(project.previous_secret_expires_at)}; rotating again would "
+            "revoke it now (use --force to do so)"
+        )
+    new = generate_client_credentials(sandbox=project.environment == Environment.SANDBOX)
+    keep = grace > timedelta(0)
+    project.previous_client_secret_hash = project.client_secret_hash if keep else None
+    project.previous_client_secret_encrypted = project.client_secret_encrypted if keep else None
+    project.previous_secret_expires_at = now + grace if keep else None
+    project.client_secret_hash = hash_client_secret(new.client_secret)
+    project.client_secret_encrypted = secret_box.encrypt(new.client_secret)
+    project.updated_at = now
+    session.add(project)
+    rotated = RotatedSecret(
+        projectId=project.id,
+        clientId=project.client_id,
+        clientSecret=new.client_secret,
+        previousSecretValidUntil=format_timestamp(now + grace) if keep else None,
+    )
+    await session.commit()
+    return rotated
+
+
+def previous_secret_valid(project: Project, now: datetime) -> bool:
+    return (
+        project.previous_client_secret_hash is not None
+        and project.previous_secret_expires_at is not None
+        and now < project.previous_secret_expires_at
+    )
+
+
+def signing_secrets(project: Project, secret_box: SecretBox, now: datetime) -> list[str]:
+    """The secrets a webhook is signed with: the current one, and the previous one
+    during its grace period."""
+    secrets = [secret_box.decrypt(project.client_secret_encrypted)]
+    if previous_secret_valid(project, now) and project.previous_client_secret_encrypted:
+        secrets.append(secret_box.decrypt(project.previous_client_secret_encrypted))
+    return secrets

@@ -7,6 +7,7 @@ per database); each run gets a schema of its own there, dropped at the end.
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import os
 import sys
@@ -40,9 +41,13 @@ from ramp.security.encryption import SecretBox
 from ramp.security.keys import generated_keys
 from ramp.temporal import SEARCH_ATTRIBUTES
 from ramp.temporal_server import THROTTLE_LIFTING_DYNAMIC_CONFIG
+from ramp.webhooks.models import DeliveryPolicy
 from worker import build_worker
 
 BIN = Path(sys.executable).parent
+# Fixtures of tests that run the service as processes (their own Temporal server).
+pytest_plugins = ["tests.processes"]
+FAST_DELIVERY = DeliveryPolicy(retry_delays_seconds=(0.2, 0.2, 0.2, 0.2, 0.2), timeout_seconds=5)
 
 _exit_status = 0
 
@@ -162,12 +167,18 @@ def migrated(settings: Settings) -> Settings:
 
 
 @pytest.fixture(autouse=True)
-def _clean_database(request: pytest.FixtureRequest) -> Iterator[None]:
+async def _clean_database(request: pytest.FixtureRequest) -> AsyncIterator[None]:
     """Every test starts from empty tables (schema made once, by the migrations)."""
     yield
     if "migrated" not in request.fixturenames:
         return
     settings: Settings = request.getfixturevalue("migrated")
+    # In a thread: the session's worker may still be finishing a write (a webhook
+    # attempt, say) on this event loop, and SQLite's lock would wait for it forever.
+    await asyncio.to_thread(_delete_all_rows, settings)
+
+
+def _delete_all_rows(settings: Settings) -> None:
     engine = create_sync_engine(settings.migration_url)
     with engine.begin() as connection:
         for table in reversed(SQLModel.metadata.sorted_tables):
@@ -243,9 +254,17 @@ async def customer(client: httpx.AsyncClient, project: ProjectCredentials) -> di
 
 
 @pytest.fixture(scope="session")
+def secret_box(migrated: Settings) -> SecretBox:
+    return SecretBox.from_settings(migrated)
+
+
+@pytest.fixture(scope="session")
 async def worker(
-    temporal_client: Client, sessions: async_sessionmaker[AsyncSession]
+    temporal_client: Client, sessions: async_sessionmaker[AsyncSession], secret_box: SecretBox
 ) -> AsyncIterator[Worker]:
-    """The service's worker, polling the test server for the whole session."""
-    async with build_worker(temporal_client, sessions) as running:
+    """The service's worker, polling the test server for the whole session. Webhook
+    retries come fast here; tests/test_webhook_schedule.py proves the real schedule."""
+    async with build_worker(
+        temporal_client, sessions, secret_box, delivery=FAST_DELIVERY
+    ) as running:
         yield running

@@ -14,6 +14,7 @@ import worker
 from ramp.db.tables import WalletNonce
 from ramp.db.types import utcnow
 from ramp.housekeeping import SCHEDULE_ID, NoncePurge, NoncePurgeResult
+from ramp.security.encryption import SecretBox
 from ramp.temporal import TASK_QUEUE
 from workflows.housekeeping import PurgeExpiredNonces
 
@@ -21,6 +22,7 @@ from workflows.housekeeping import PurgeExpiredNonces
 async def test_purge_deletes_only_dead_nonces(
     temporal_client: Client,
     sessions: async_sessionmaker[AsyncSession],
+    secret_box: SecretBox,
     db: AsyncSession,
 ) -> None:
     now = utcnow()
@@ -41,7 +43,7 @@ async def test_purge_deletes_only_dead_nonces(
         ]
     )
     await db.commit()
-    async with worker.build_worker(temporal_client, sessions):
+    async with worker.build_worker(temporal_client, sessions, secret_box):
         result = await temporal_client.execute_workflow(
             PurgeExpiredNonces.run,
             NoncePurge(retention_seconds=24 * 3600),

@@ -30,6 +30,7 @@ from ramp.catalog import Provider, provider_by_code
 from ramp.config import Settings
 from ramp.intents.models import IntentOutcome, ProviderTransaction, TransactionCancellation
 from ramp.intents.states import IntentStatus
+from ramp.security.encryption import SecretBox
 from ramp.temporal_server import ensure_search_attributes
 from tests.conftest import (
     BIN,
@@ -108,10 +109,13 @@ def skipping_client(skipping_env: WorkflowEnvironment) -> Client:
 
 @pytest.fixture(scope="module")
 async def skipping_worker(
-    skipping_client: Client, sessions: async_sessionmaker[AsyncSession], atlas: RecordingProvider
+    skipping_client: Client,
+    sessions: async_sessionmaker[AsyncSession],
+    secret_box: SecretBox,
+    atlas: RecordingProvider,
 ) -> AsyncIterator[Worker]:
     adapters = ProviderAdapters({atlas.provider.code: atlas})
-    async with build_worker(skipping_client, sessions, adapters) as running:
+    async with build_worker(skipping_client, sessions, secret_box, adapters=adapters) as running:
         yield running
 
 

@@ -22,6 +22,7 @@ from ramp.adapters import ProviderAdapters, SandboxProviderAdapter, TransactionO
 from ramp.catalog import provider_by_code
 from ramp.config import Settings
 from ramp.intents.models import ProviderTransaction
+from ramp.security.encryption import SecretBox
 from tests.conftest import (
     ProjectCredentials,
     bearer,
@@ -56,13 +57,16 @@ def atlas() -> FailingProvider:
 
 @pytest.fixture(scope="module")
 async def http(
-    migrated: Settings, sessions: async_sessionmaker[AsyncSession], atlas: FailingProvider
+    migrated: Settings,
+    sessions: async_sessionmaker[AsyncSession],
+    secret_box: SecretBox,
+    atlas: FailingProvider,
 ) -> AsyncIterator[httpx.AsyncClient]:
     async with dev_server() as env:
         address = env.client.service_client.config.target_host
         adapters = ProviderAdapters({atlas.provider.code: atlas})
         async with (
-            build_worker(service_client(env), sessions, adapters),
+            build_worker(service_client(env), sessions, secret_box, adapters=adapters),
             serve(create_app(derive_settings(migrated, TEMPORAL_ADDRESS=address))) as client,
         ):
             yield client

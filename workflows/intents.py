@@ -23,6 +23,7 @@ from temporalio.exceptions import ActivityError, ApplicationError
 
 with workflow.unsafe.imports_passed_through():
     from activities.intents import IntentActivities
+    from activities.onboarding import OnboardingActivities
     from ramp import temporal
     from ramp.intents import lifecycle
     from ramp.intents.errors import IntentError, intent_error
@@ -32,10 +33,14 @@ with workflow.unsafe.imports_passed_through():
         IntentState,
         ProviderEvent,
         RequirementChecks,
+        StepSubmission,
         StepUpdate,
+        SubmissionCheck,
         TransactionCancellation,
         TransactionRequest,
     )
+    from ramp.webhooks.events import transition_events
+    from ramp.webhooks.models import IntentChange
 
 
 # Lookups and projection writes are short database work: local activities spare a
@@ -64,6 +69,12 @@ _PROVIDER: _Options = {
     "retry_policy": RetryPolicy(initial_interval=timedelta(milliseconds=500), maximum_attempts=5),
 }
 
+# Verification may call a KYC vendor: longer than a lookup, retried a few times.
+_VERIFY: _Options = {
+    "start_to_close_timeout": timedelta(seconds=30),
+    "retry_policy": RetryPolicy(initial_interval=timedelta(milliseconds=200), maximum_attempts=5),
+}
+
 
 # Patch ids: workflows started before a change replay the old code path (see
 # tests/test_replay.py). Added with the order cancellation at expiry.
@@ -76,6 +87,8 @@ class IntentWorkflow:
     def __init__(self, request: IntentRequest) -> None:
         self._request = request
         self._state: IntentState | None = None
+        # What the projection holds: webhook events describe the change from it.
+        self._recorded: IntentState | None = None
         self._refusal: ApplicationError | None = None
         self._lock = asyncio.Lock()
 
@@ -173,6 +186,51 @@ class IntentWorkflow:
             await self._record(state)
             self._publish(state)
 
+    @workflow.update
+    async def submit_step(self, submission: StepSubmission) -> IntentState:
+        """The customer submitted the current step through the hosted onboarding.
+
+        Verification decides (VERIFIED, REJECTED, or SUBMITTED while a person reviews
+        it); the state returned is what the projection now holds, so the API answers
+        from it. Only the submission's id enters the history, never its content.
+        """
+        async with self._lock:
+            state = self._opened()
+            _refuse_submission(state, submission)
+            try:
+                verdict = await workflow.execute_local_activity_method(
+                    OnboardingActivities.verify_submission,
+                    SubmissionCheck(
+                        intent_id=state.id,
+                        customer_id=state.customer_id,
+                        submission_id=submission.submission_id,
+                        step_code=submission.step_code,
+                        provider_code=state.provider.provider_code,
+                        amount=state.amount,
+                        currency_code=state.currency_code,
+                    ),
+                    **_VERIFY,
+                )
+            except (ActivityError, ApplicationError) as error:
+                cause = _cause(error)
+                if isinstance(cause, ApplicationError) and cause.non_retryable:
+                    raise _business_error(error) from None
+                raise intent_error(
+                    IntentError.TEMPORARILY_UNAVAILABLE,
+                    "the submission could not be verified; try again",
+                ) from None
+            lifecycle.apply_submission(state, submission.step_code, verdict, self._now())
+            if lifecycle.should_auto_execute(state):
+                await self._create_transaction(state, raise_on_failure=False)
+            await self._record(state)
+            self._publish(state)
+            return state
+
+    @submit_step.validator
+    def _check_submit_step(self, submission: StepSubmission) -> None:
+        # Refused here (not current, plan closed), a submission leaves no history.
+        _refuse_submission(self._opened(), submission)
+
     @workflow.signal
     async def report_provider_event(self, event: ProviderEvent) -> None:
         """Progress of the transaction as the provider reports it."""
@@ -249,9 +307,13 @@ class IntentWorkflow:
         lifecycle.attach_transaction(state, created, self._now())
 
     async def _record(self, state: IntentState) -> None:
+        """Writes the projection, with the webhook events of what changed since the last
+        write: one per transition, with ids derived from it."""
+        events = transition_events(self._recorded, state, state.updated_at)
         await workflow.execute_local_activity_method(
-            IntentActivities.record_intent, state, **_RECORD
+            IntentActivities.record_intent, IntentChange(state=state, events=events), **_RECORD
         )
+        self._recorded = state.model_copy(deep=True)
 
     def _publish(self, state: IntentState) -> None:
         """Search attributes, so operators can filter intents in the Temporal UI."""
@@ -264,6 +326,18 @@ class IntentWorkflow:
             temporal.CURRENT_STEP.value_set(step) if step else temporal.CURRENT_STEP.value_unset(),
         ]
         workflow.upsert_search_attributes(updates)
+
+
+def _refuse_submission(state: IntentState, submission: StepSubmission) -> None:
+    refusal = lifecycle.submission_refusal(state, submission.step_code)
+    if refusal is not None:
+        code, message = refusal
+        raise ApplicationError(
+            message,
+            {"currentStepCode": state.plan.current_step_code},
+            type=code,
+            non_retryable=True,
+        )
 
 
 def _cause(error: BaseException) -> BaseException | None:

@@ -33,8 +33,33 @@ class Project(SQLModel, table=True):
     client_secret_hash: str = Field(max_length=64)
     # The secret itself, encrypted: webhook signing needs it back (HMAC keyed with it).
     client_secret_encrypted: str
+    # The secret a rotation replaced: still accepted, and still signing webhooks, until
+    # `previous_secret_expires_at` (the grace period).
+    previous_client_secret_hash: str | None = Field(default=None, max_length=64)
+    previous_client_secret_encrypted: str | None = None
+    previous_secret_expires_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
+    # Origins (scheme://host[:port]) allowed to embed the hosted onboarding page.
+    onboarding_origins: list[str] = Field(
+        default_factory=list,
+        sa_column=Column(JSON, nullable=False, server_default="[]"),
+    )
     created_at: datetime = _created()
     updated_at: datetime = _created()
+
+
+class OnboardingSubmission(SQLModel, table=True):
+    """What a customer submitted for one onboarding step, encrypted (PII).
+
+    Workflows only ever see the id: the payload stays out of Temporal histories.
+    """
+
+    __tablename__ = "onboarding_submission"
+    id: str = Field(primary_key=True, max_length=36)
+    intent_id: str = Field(foreign_key="intent.id", index=True, max_length=36)
+    step_code: str = Field(max_length=64)
+    # SecretBox ciphertext of the validated submission (JSON).
+    payload_encrypted: str
+    created_at: datetime = _created()
 
 
 class TrustedIssuer(SQLModel, table=True):
@@ -211,3 +236,72 @@ class SatisfiedRequirement(SQLModel, table=True):
     expires_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
     # The intent whose onboarding satisfied it.
     intent_id: str = Field(max_length=36)
+
+
+# --- webhooks ---------------------------------------------------------------------
+
+
+class WebhookEndpoint(SQLModel, table=True):
+    """Where a project wants to be told about changes, and which events."""
+
+    __tablename__ = "webhook_endpoint"
+    id: str = Field(primary_key=True, max_length=36)
+    project_id: str = Field(foreign_key="project.id", index=True, max_length=36)
+    url: str = Field(max_length=2000)
+    event_types: list[str] = Field(sa_column=Column(JSON, nullable=False))
+    enabled: bool = True
+    # Why it was disabled: by the project, or because it answered 410 Gone.
+    disabled_reason: str | None = Field(default=None, max_length=500)
+    description: str | None = Field(default=None, max_length=200)
+    created_at: datetime = _created()
+    updated_at: datetime = _created()
+
+
+class WebhookEventRow(SQLModel, table=True):
+    """An event that had at least one endpoint to go to, exactly as it is signed."""
+
+    __tablename__ = "webhook_event"
+    # The event id: derived from the transition, so a retried write finds it here.
+    id: str = Field(primary_key=True, max_length=36)
+    project_id: str = Field(foreign_key="project.id", index=True, max_length=36)
+    intent_id: str = Field(max_length=36, index=True)
+    event_type: str = Field(max_length=40)
+    body: str
+    occurred_at: datetime = Field(sa_type=UTCDateTime)
+
+
+class WebhookDelivery(SQLModel, table=True):
+    """One event on its way to one endpoint (a redelivery is a delivery of its own)."""
+
+    __tablename__ = "webhook_delivery"
+    __table_args__ = (Index("ix_webhook_delivery_listing", "project_id", "created_at", "id"),)
+    id: str = Field(primary_key=True, max_length=36)
+    project_id: str = Field(foreign_key="project.id", max_length=36)
+    event_id: str = Field(foreign_key="webhook_event.id", index=True, max_length=36)
+    # No foreign key: a delivery outlives the endpoint it went to.
+    endpoint_id: str = Field(max_length=36, index=True)
+    event_type: str = Field(max_length=40)
+    intent_id: str = Field(max_length=36)
+    url: str = Field(max_length=2000)
+    status: str = Field(max_length=16)
+    attempt_count: int = 0
+    max_attempts: int
+    last_status_code: int | None = None
+    last_error: str | None = Field(default=None, max_length=1000)
+    next_attempt_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
+    redelivery_of: str | None = Field(default=None, max_length=36)
+    created_at: datetime = Field(sa_type=UTCDateTime)
+    updated_at: datetime = Field(sa_type=UTCDateTime)
+
+
+class WebhookAttempt(SQLModel, table=True):
+    """One POST of a delivery: when, what came back, how long it took."""
+
+    __tablename__ = "webhook_attempt"
+    id: str = Field(primary_key=True, max_length=36)
+    delivery_id: str = Field(foreign_key="webhook_delivery.id", index=True, max_length=36)
+    number: int
+    attempted_at: datetime = Field(sa_type=UTCDateTime)
+    status_code: int | None = None
+    latency_ms: int
+    error: str | None = Field(default=None, max_length=1000)

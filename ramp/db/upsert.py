@@ -1,4 +1,4 @@
-"""INSERT ... ON CONFLICT DO UPDATE of SQLModel rows, on both supported databases."""
+"""INSERT ... ON CONFLICT of SQLModel rows (update, or leave alone), on both supported databases."""
 
 from __future__ import annotations
 
@@ -33,6 +33,20 @@ async def upsert(
     await session.exec(statement, params=params)
 
 
+async def insert_missing(
+    session: AsyncSession, rows: Sequence[SQLModel], key: Sequence[str]
+) -> None:
+    """Inserts those of `rows` (all of one table) whose `key` is not stored yet."""
+    if not rows:
+        return
+    model = type(rows[0])
+    columns = _columns(model)
+    dialect = session.bind.dialect.name if session.bind is not None else "sqlite"
+    statement = _insert(dialect, model).on_conflict_do_nothing(index_elements=list(key))
+    params = [{column: getattr(row, attribute) for column, attribute in columns} for row in rows]
+    await session.exec(statement, params=params)
+
+
 @cache
 def _columns(model: type[SQLModel]) -> tuple[tuple[str, str], ...]:
     """(column name, attribute name): they differ where SQLModel reserves the name."""
@@ -48,10 +62,14 @@ def _statement(
     newer: str | None,
 ) -> Insert:
     table: Table = getattr(model, "__table__")  # noqa: B009  (SQLModel does not type it)
-    insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
-    statement = insert(table)
+    statement = _insert(dialect, model)
     return statement.on_conflict_do_update(
         index_elements=list(key),
         set_={name: statement.excluded[name] for name in columns if name not in key},
         where=None if newer is None else table.c[newer] < statement.excluded[newer],
     )
+
+
+def _insert(dialect: str, model: type[SQLModel]) -> postgresql.Insert | sqlite.Insert:
+    table: Table = getattr(model, "__table__")  # noqa: B009  (SQLModel does not type it)
+    return (postgresql.insert if dialect == "postgresql" else sqlite.insert)(table)

@@ -22,6 +22,7 @@ from ramp.intents.models import (
     ProviderTransaction,
     StepUpdate,
     Transaction,
+    Verdict,
 )
 from ramp.intents.states import (
     EXPIRABLE_TRANSACTION_STATUSES,
@@ -190,6 +191,26 @@ def apply_step_update(state: IntentState, update: StepUpdate, now: datetime) -> 
         state.plan.updated_at = now
     _touch(state, now)
     return True
+
+
+def submission_refusal(state: IntentState, step_code: str) -> tuple[str, str] | None:
+    """Why the customer cannot submit `step_code` now (hosted onboarding), or None."""
+    return step_update_refusal(
+        state, StepUpdate(step_code=step_code, outcome=StepOutcome.SUBMITTED)
+    )
+
+
+def apply_submission(state: IntentState, step_code: str, verdict: Verdict, now: datetime) -> None:
+    """The customer's submission of the current step, and what verification decided:
+    the step is SUBMITTED, then COMPLETED or REJECTED unless a person must review it."""
+    submitted = apply_step_update(
+        state, StepUpdate(step_code=step_code, outcome=StepOutcome.SUBMITTED), now
+    )
+    assert submitted, "checked by submission_refusal"
+    if verdict.outcome is not StepOutcome.SUBMITTED:
+        decided = StepUpdate(step_code=step_code, outcome=verdict.outcome, reason=verdict.reason)
+        applied = apply_step_update(state, decided, now)
+        assert applied, "a SUBMITTED step accepts VERIFIED and REJECTED"
 
 
 def execution_refusal(state: IntentState) -> tuple[IntentError, str] | None:

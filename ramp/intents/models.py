@@ -254,3 +254,37 @@ class IntentOutcome(_Model):
 
     intent_id: str
     status: IntentStatus | None
+
+
+# --- hosted onboarding -----------------------------------------------------------------
+
+
+class StepSubmission(_Model):
+    """The customer submitted the current step (the `submit_step` update).
+
+    Only the id of the stored submission: what the customer entered is personal data
+    and stays in the database, encrypted, never in a workflow's history.
+    """
+
+    step_code: str
+    submission_id: str
+
+
+class SubmissionCheck(_Model):
+    """Input of `verify_submission`: which stored submission to verify, for whom."""
+
+    intent_id: str
+    customer_id: str
+    submission_id: str
+    step_code: str
+    provider_code: str
+    amount: str
+    currency_code: str
+
+
+class Verdict(_Model):
+    """What verification decided: VERIFIED, REJECTED (with a reason), or SUBMITTED when
+    a person must review it (the outcome then arrives later, as a `update_step` signal)."""
+
+    outcome: StepOutcome
+    reason: str | None = None

@@ -50,25 +50,35 @@ from ramp.db.migrate import upgrade
 from ramp.intents.lifecycle import workflow_id
 from ramp.intents.models import IntentOutcome
 from ramp.intents.states import IntentStatus
+from ramp.security.encryption import SecretBox
 from ramp.security.keys import generated_keys
 from ramp.temporal_server import ensure_search_attributes
 from tests.conftest import ProjectCredentials, dev_server, make_customer, make_project
 from tests.payments import (
     complete_onboarding,
     create_intent,
+    get_intent,
     provider_event,
     register_accounts,
     step_outcome,
     step_status,
     wait_for_intent,
 )
+from tests.test_onboarding_api import TERMS, kyc_basic, onboarding_token, source_of_funds
 from worker import build_worker
 from workflows.intents import IntentWorkflow
 
 HISTORIES = Path(__file__).resolve().parent
 BIN = Path(sys.executable).parent
 # Recorded on the dev server, in this order; `expired` needs the time-skipping server.
-DEV_SERVER_PATHS = ("autocomplete", "onboarding", "auto_execute", "rejected", "refused")
+DEV_SERVER_PATHS = (
+    "autocomplete",
+    "onboarding",
+    "auto_execute",
+    "rejected",
+    "refused",
+    "hosted_onboarding",
+)
 TIME_SKIPPING_PATHS = ("expired", "expired_unfunded")
 PATHS = DEV_SERVER_PATHS + TIME_SKIPPING_PATHS
 # Longer than any intent lifetime the API sets by default (24 hours).
@@ -290,6 +300,38 @@ async def record_expired_unfunded(stack: Stack, env: WorkflowEnvironment) -> Rec
     return Recorded(intent_id, IntentStatus.EXPIRED)
 
 
+async def record_hosted_onboarding(stack: Stack) -> Recorded:
+    """First intent with autoExecute, onboarded through the hosted page's API: terms
+    verified, identity under review then verified by the reviewer, source of funds
+    verified (the transaction follows); the deposit arrives and settles."""
+    _, token = await stack.customer("replay-hosted-onboarding")
+    accounts = await register_accounts(stack.http, token)
+    envelope = await _new_intent(stack, token, accounts, autoExecute=True)
+    intent_id = envelope["intent"]["id"]
+    link = onboarding_token(envelope)
+
+    async def submit(code: str, body: dict[str, Any]) -> Envelope:
+        response = await stack.http.post(
+            f"/v1/onboarding/{intent_id}/steps/{code}",
+            json=body,
+            headers={"Authorization": f"Bearer {link}"},
+        )
+        assert response.status_code == 200, response.text
+        view: Envelope = response.json()
+        return view
+
+    await submit("TERMS_OF_SERVICE", TERMS)
+    await submit("KYC_BASIC", kyc_basic(last_name="Review"))
+    await _step(stack, token, intent_id, "KYC_BASIC", "VERIFIED")
+    view = await submit("SOURCE_OF_FUNDS", source_of_funds())
+    assert view["transaction"] is not None, view
+    envelope = await get_intent(stack.http, token, intent_id)
+    envelope = await _event(stack, token, envelope, "DEPOSIT_RECEIVED")
+    envelope = await _event(stack, token, envelope, "SETTLED")
+    assert envelope["intent"]["status"] == "COMPLETED", envelope
+    return Recorded(intent_id, IntentStatus.COMPLETED)
+
+
 def _settings(data_dir: Path, temporal_address: str) -> Settings:
     keys: dict[str, Any] = generated_keys()
     return Settings(
@@ -317,7 +359,7 @@ async def running_stack(env: WorkflowEnvironment, data_dir: Path) -> AsyncIterat
         )
         app = create_app(settings)
         async with (
-            build_worker(client, sessions),
+            build_worker(client, sessions, SecretBox.from_settings(settings)),
             LifespanManager(app) as manager,
             httpx.AsyncClient(
                 transport=httpx.ASGITransport(app=manager.app, raise_app_exceptions=False),
@@ -383,6 +425,7 @@ _DEV_SERVER_RECORDERS: dict[str, Callable[[Stack], Awaitable[Recorded]]] = {
     "auto_execute": record_auto_execute,
     "rejected": record_rejected,
     "refused": record_refused,
+    "hosted_onboarding": record_hosted_onboarding,
 }
 
 

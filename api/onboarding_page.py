@@ -1,0 +1,100 @@
+"""The hosted onboarding page behind `frontendUrl`: `GET /onboarding/{intentId}?token=...`.
+
+The page is static HTML, CSS and JavaScript served from `api/static/onboarding/`; it
+reads everything it shows from the JSON API (api/onboarding.py) with the token of its
+own URL. This module only checks the token, so that an expired or foreign link gets a
+clear error page at once, and sets the headers: a content security policy that loads
+nothing from anyone else, runs no inline script, and lets only the project's
+onboarding origins embed the page (`frame-ancestors`).
+"""
+
+from __future__ import annotations
+
+import functools
+import html
+import json
+from pathlib import Path
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, Response
+from starlette.staticfiles import StaticFiles
+from starlette.types import Message, Receive, Scope, Send
+
+from api.errors import ApiError
+from api.onboarding import check_onboarding_token
+from api.services import services
+from ramp.db.tables import IntentRow, Project
+from ramp.onboarding.origins import SECURITY_HEADERS, content_security_policy
+
+STATIC = Path(__file__).resolve().parent / "static" / "onboarding"
+
+
+@functools.cache
+def _page() -> str:
+    return (STATIC / "index.html").read_text(encoding="utf-8")
+
+
+@functools.cache
+def _error_template() -> str:
+    return (STATIC / "error.html").read_text(encoding="utf-8")
+
+
+@functools.cache
+def messages() -> dict[str, Any]:
+    """The page's texts (English): the same file the page's script reads."""
+    loaded: dict[str, Any] = json.loads((STATIC / "messages.en.json").read_text("utf-8"))
+    return loaded
+
+
+async def onboarding_page(request: Request) -> Response:
+    app = services(request)
+    intent_id = request.path_params["intentId"]
+    async with app.db() as session:
+        intent = await session.get(IntentRow, intent_id)
+        owner = await session.get(Project, intent.project_id) if intent is not None else None
+    # The error pages too may show inside the project's iframe: they reveal nothing.
+    origins = list(owner.onboarding_origins) if owner is not None else []
+    headers = {**SECURITY_HEADERS, "Content-Security-Policy": content_security_policy(origins)}
+    token = request.query_params.get("token", "")
+    if intent is None or not intent.onboarding:
+        return _error(404, "invalid", headers)
+    try:
+        customer_id = check_onboarding_token(app, token, intent_id)
+    except ApiError as error:
+        if error.code == "TOKEN_EXPIRED":
+            return _error(401, "expired", headers)
+        return _error(404 if error.status == 404 else 401, "invalid", headers)
+    if customer_id != intent.customer_id:
+        return _error(404, "invalid", headers)
+    return HTMLResponse(_page(), headers=headers)
+
+
+def _error(status: int, kind: str, headers: dict[str, str]) -> HTMLResponse:
+    texts = messages()["errors"][kind]
+    page = (
+        _error_template()
+        .replace("{{title}}", html.escape(texts["title"]))
+        .replace("{{message}}", html.escape(texts["message"]))
+        .replace("{{lang}}", html.escape(messages()["lang"]))
+    )
+    return HTMLResponse(page, status_code=status, headers=headers)
+
+
+class OnboardingAssets:
+    """The page's static files, with `nosniff` and revalidation on every load."""
+
+    def __init__(self) -> None:
+        self._files = StaticFiles(directory=STATIC)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        async def with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message["headers"] = [
+                    *message.get("headers", []),
+                    (b"x-content-type-options", b"nosniff"),
+                    (b"cache-control", b"no-cache"),
+                ]
+            await send(message)
+
+        await self._files(scope, receive, with_headers)

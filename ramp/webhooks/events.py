@@ -1,0 +1,159 @@
+"""Webhook events: what a project is told, computed from an intent's transitions.
+
+The intent workflow compares the state it last recorded with the state it records now
+and emits one event per transition: the intent's status, each compliance step's status,
+the transaction's status. Pure and deterministic, so a replay emits the same events,
+and each event id is derived from the intent, the revision and the transition: a
+retried write can never produce a second event for the same transition.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from datetime import datetime
+from enum import StrEnum
+
+from pydantic import BaseModel, ConfigDict
+from pydantic.alias_generators import to_camel
+
+from ramp.intents.models import IntentState
+from ramp.intents.states import IntentStatus, StepStatus, TransactionStatus
+from ramp.timestamps import Timestamp
+
+_EVENT_NAMESPACE = uuid.UUID("6f1d5e0c-4a8b-5c1e-9a53-2b7c1e0f9d41")
+
+
+class WebhookEventType(StrEnum):
+    INTENT_STATUS_CHANGED = "INTENT_STATUS_CHANGED"
+    COMPLIANCE_UPDATED = "COMPLIANCE_UPDATED"
+    MONEY_MOVEMENT_UPDATED = "MONEY_MOVEMENT_UPDATED"
+
+
+class _Wire(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid", alias_generator=to_camel, populate_by_name=True, serialize_by_alias=True
+    )
+
+
+class IntentStatusChanged(_Wire):
+    intent_id: str
+    customer_id: str
+    status: IntentStatus
+    # None when the event announces a new intent.
+    previous_status: IntentStatus | None
+    failure_reason: str | None
+
+
+class ComplianceUpdated(_Wire):
+    intent_id: str
+    customer_id: str
+    requirement_code: str
+    status: StepStatus
+    # None for a step that was already satisfied when the intent was created.
+    previous_status: StepStatus | None
+
+
+class MoneyMovementUpdated(_Wire):
+    intent_id: str
+    customer_id: str
+    transaction_id: str
+    status: TransactionStatus
+    # None when the event announces a new transaction.
+    previous_status: TransactionStatus | None
+    provider_reference: str
+
+
+# Told apart by their fields (extra fields are forbidden, and each has its own).
+EventData = IntentStatusChanged | ComplianceUpdated | MoneyMovementUpdated
+
+
+class WebhookEvent(_Wire):
+    """The envelope every webhook carries."""
+
+    event_id: str
+    event_type: WebhookEventType
+    timestamp: Timestamp
+    project_id: str
+    data: EventData
+
+    def body(self) -> bytes:
+        """The exact bytes that are sent and signed."""
+        return json.dumps(
+            self.model_dump(mode="json"), separators=(",", ":"), ensure_ascii=False
+        ).encode()
+
+
+def event_id(intent_id: str, revision: int, subject: str) -> str:
+    """One id per (intent, revision, what changed): the status is left out, so a write
+    retried with a different outcome cannot add a second event for the same change."""
+    return str(uuid.uuid5(_EVENT_NAMESPACE, f"{intent_id}/{revision}/{subject}"))
+
+
+def transition_events(
+    before: IntentState | None, after: IntentState, at: datetime
+) -> list[WebhookEvent]:
+    """The events of going from `before` (None: nothing recorded yet) to `after`."""
+    events: list[WebhookEvent] = []
+
+    def emit(event_type: WebhookEventType, subject: str, data: EventData) -> None:
+        events.append(
+            WebhookEvent(
+                event_id=event_id(after.id, after.revision, f"{event_type}/{subject}"),
+                event_type=event_type,
+                timestamp=at,
+                project_id=after.project_id,
+                data=data,
+            )
+        )
+
+    # Steps first, then the transaction, then the intent: the order in which they
+    # happen when one change completes the plan, creates the transaction and so moves
+    # the intent on.
+    previous_steps = {step.code: step.status for step in before.plan.steps} if before else {}
+    for step in after.plan.steps:
+        was = previous_steps.get(step.code)
+        # A new intent's steps start PENDING: only those already satisfied are news.
+        if was == step.status or (was is None and step.status is StepStatus.PENDING):
+            continue
+        emit(
+            WebhookEventType.COMPLIANCE_UPDATED,
+            step.code,
+            ComplianceUpdated(
+                intent_id=after.id,
+                customer_id=after.customer_id,
+                requirement_code=step.code,
+                status=step.status,
+                previous_status=was,
+            ),
+        )
+
+    transaction = after.transaction
+    previous = before.transaction if before else None
+    if transaction is not None and (previous is None or previous.status != transaction.status):
+        emit(
+            WebhookEventType.MONEY_MOVEMENT_UPDATED,
+            transaction.id,
+            MoneyMovementUpdated(
+                intent_id=after.id,
+                customer_id=after.customer_id,
+                transaction_id=transaction.id,
+                status=transaction.status,
+                previous_status=previous.status if previous else None,
+                provider_reference=transaction.provider_reference,
+            ),
+        )
+
+    if before is None or before.status != after.status:
+        emit(
+            WebhookEventType.INTENT_STATUS_CHANGED,
+            "intent",
+            IntentStatusChanged(
+                intent_id=after.id,
+                customer_id=after.customer_id,
+                status=after.status,
+                previous_status=before.status if before else None,
+                failure_reason=after.failure_reason,
+            ),
+        )
+    return events

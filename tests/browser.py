@@ -1,0 +1,141 @@
+"""Helpers for tests that drive pages in a real browser: the system's headless Chromium
+(Debian package `chromium`, installed by scripts/test) through Playwright, and apps
+served over real HTTP on free loopback ports.
+
+Playwright never downloads a browser here: it launches `/usr/bin/chromium`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+import socket
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import pytest
+import uvicorn
+from playwright.async_api import Browser, async_playwright
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, Response
+from starlette.routing import Route
+from starlette.types import ASGIApp
+
+CHROMIUM = os.environ.get("RAMP_TEST_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--headless",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+OUTPUT = Path(__file__).resolve().parent.parent / "test-output"
+
+
+def require_chromium() -> None:
+    if shutil.which(CHROMIUM) is None:
+        pytest.fail(f"{CHROMIUM} is missing: ./scripts/test installs it (apt-get install chromium)")
+
+
+@asynccontextmanager
+async def chromium() -> AsyncIterator[Browser]:
+    require_chromium()
+    async with async_playwright() as playwright:
+        browser = await playwright.chromium.launch(
+            executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True
+        )
+        try:
+            yield browser
+        finally:
+            await browser.close()
+
+
+def bound_socket(host: str = "127.0.0.1") -> socket.socket:
+    """A listening-ready socket on a free port (the port is known before serving)."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, 0))
+    return sock
+
+
+@asynccontextmanager
+async def served(app: ASGIApp, sock: socket.socket) -> AsyncIterator[None]:
+    """`app` served by uvicorn on `sock`, in this event loop, lifespan included."""
+    config = uvicorn.Config(
+        app,
+        lifespan="on",
+        log_level="warning",
+        access_log=False,
+        http="h11",
+        ws="none",
+        timeout_graceful_shutdown=1,
+    )
+    server = uvicorn.Server(config)
+    task = asyncio.create_task(server.serve(sockets=[sock]))
+    try:
+        async with asyncio.timeout(15):
+            while not server.started:
+                if task.done():
+                    task.result()
+                await asyncio.sleep(0.01)
+        yield
+    finally:
+        server.should_exit = True
+        await task
+        sock.close()
+
+
+# The embedding page: what a project's app does with frontendUrl. It records every
+# message it receives (type, data and the sender's origin) for the test to read.
+_HOST_PAGE = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Example wallet app</title>
+<style>
+  body { margin: 0; font-family: system-ui, sans-serif; background: #0f1b2d; }
+  header { color: #fff; padding: 10px 14px; font-weight: 600; }
+  iframe { display: block; width: 100%; height: calc(100vh - 44px); border: 0; background: #fff; }
+</style></head>
+<body>
+<header>Example wallet app</header>
+<iframe id="onboarding" title="Verification" allow="clipboard-write"></iframe>
+<script>
+  window.received = [];
+  window.addEventListener("message", (event) => {
+    window.received.push({origin: event.origin, type: event.data.type, data: event.data.data});
+  });
+  document.getElementById("onboarding").src = SOURCE;
+</script>
+</body></html>
+"""
+
+
+async def _host(request: Request) -> Response:
+    source = request.query_params.get("src", "about:blank")
+    return HTMLResponse(_HOST_PAGE.replace("SOURCE", json.dumps(source)))
+
+
+async def _done(request: Request) -> Response:
+    return HTMLResponse("<!doctype html><title>Back in the app</title><h1>Back in the app</h1>")
+
+
+def host_app() -> Starlette:
+    """A project's web app: `/host?src=<frontendUrl>` embeds the onboarding in an iframe;
+    `/done` is where `redirectUrl` points."""
+    return Starlette(
+        routes=[Route("/host", _host, methods=["GET"]), Route("/done", _done, methods=["GET"])]
+    )
+
+
+def screenshots_dir(test_name: str) -> Path:
+    """Where a test saves its screenshots (test-output/ is ignored by git)."""
+    folder = OUTPUT / "onboarding" / test_name
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder

@@ -1,0 +1,377 @@
+"""The hosted onboarding page in a real browser (headless Chromium), embedded by a host
+page on another origin, as a project's app embeds `frontendUrl`.
+
+The service runs over real HTTP (uvicorn on a free port, `RAMP_PUBLIC_URL` set to it)
+with the session's worker and Temporal server; the host page is served from
+`http://localhost:<other port>`, an origin the project allows. Screenshots of every
+step go to test-output/onboarding/<test>/ (with RAMP_UPDATE_DOCS_SCREENSHOT=1 the walk
+also refreshes docs/images/onboarding.png).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import shutil
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+import httpx
+import pytest
+from playwright.async_api import Browser, ConsoleMessage, FrameLocator, Page, expect
+
+from api.app import create_app
+from ramp.config import Settings
+from ramp.security.tokens import TokenService
+from tests.browser import bound_socket, chromium, host_app, screenshots_dir, served
+from tests.conftest import ProjectCredentials, bearer, derive_settings
+from tests.payments import BTC_ADDRESS, register_accounts, wallet
+from tests.test_onboarding_api import FIRST_NAME, png
+
+DOCS_IMAGE = Path(__file__).resolve().parent.parent / "docs" / "images" / "onboarding.png"
+# Generous for a loaded CI machine; every wait is on a condition, never a fixed sleep.
+WAIT_MS = 15_000
+
+
+pytestmark = pytest.mark.usefixtures("worker")
+
+
+@dataclass(frozen=True)
+class Stack:
+    api: str  # the service, e.g. http://127.0.0.1:41234
+    host_port: int  # the project's app (the embedding page)
+    settings: Settings
+    browser: Browser
+
+    @property
+    def host(self) -> str:
+        return f"http://localhost:{self.host_port}"
+
+
+@pytest.fixture(scope="module")
+async def stack(migrated: Settings) -> AsyncIterator[Stack]:
+    api_socket = bound_socket()
+    host_socket = bound_socket()
+    api_url = f"http://127.0.0.1:{api_socket.getsockname()[1]}"
+    settings = derive_settings(migrated, RAMP_PUBLIC_URL=api_url)
+    async with (
+        served(create_app(settings), api_socket),
+        served(host_app(), host_socket),
+        chromium() as browser,
+    ):
+        yield Stack(api_url, host_socket.getsockname()[1], settings, browser)
+
+
+@pytest.fixture
+async def http(stack: Stack) -> AsyncIterator[httpx.AsyncClient]:
+    async with httpx.AsyncClient(base_url=stack.api, timeout=20) as client:
+        yield client
+
+
+@pytest.fixture
+async def page(stack: Stack) -> AsyncIterator[Page]:
+    # A phone-sized window: the page must be usable at 360 px.
+    context = await stack.browser.new_context(
+        viewport={"width": 360, "height": 860}, reduced_motion="reduce"
+    )
+    context.set_default_timeout(WAIT_MS)
+    try:
+        yield await context.new_page()
+    finally:
+        await context.close()
+
+
+async def new_intent(
+    http: httpx.AsyncClient,
+    stack: Stack,
+    project: ProjectCredentials,
+    external_id: str,
+    accounts: dict[str, Any] | None = None,
+    **fields: Any,
+) -> tuple[str, str, str]:
+    """A customer's first intent, embeddable by the host page: (intent id, frontendUrl,
+    customer token)."""
+    allowed = await http.put(
+        "/v1/project/onboarding-origins",
+        json={"origins": [stack.host]},
+        headers=project.basic,
+    )
+    assert allowed.status_code == 200, allowed.text
+    customer = await http.post("/v1/customers", json={"id": external_id}, headers=project.basic)
+    token = customer.json()["access_token"]
+    pair = await register_accounts(http, token, **(accounts or {}))
+    created = await http.post(
+        "/v1/intent",
+        json={
+            "srcExternalAccountId": pair[0],
+            "destExternalAccountId": pair[1],
+            "amount": "100.00",
+            **fields,
+        },
+        headers=bearer(token),
+    )
+    assert created.status_code == 201, created.text
+    envelope = created.json()
+    assert envelope["frontendUrl"].startswith(f"{stack.api}/onboarding/")
+    return envelope["intent"]["id"], envelope["frontendUrl"], token
+
+
+async def snapshot(page: Page, frame: FrameLocator, path: Path) -> None:
+    """The host page with the whole of the embedded page visible (the window grown to
+    fit it for the shot, then restored)."""
+    height = await frame.locator("html").evaluate("html => html.scrollHeight")
+    size = page.viewport_size
+    assert size is not None
+    await page.set_viewport_size({"width": size["width"], "height": int(height) + 44})
+    await page.screenshot(path=path)
+    await page.set_viewport_size(size)
+
+
+def embedded(page: Page) -> FrameLocator:
+    return page.frame_locator("#onboarding")
+
+
+async def received(page: Page, count: int) -> list[dict[str, Any]]:
+    """The host page's messages, once at least `count` have arrived."""
+    await page.wait_for_function(f"window.received.length >= {count}", timeout=WAIT_MS)
+    messages: list[dict[str, Any]] = await page.evaluate("window.received")
+    return messages
+
+
+async def heading(frame: Page | FrameLocator, text: str) -> None:
+    title = frame.get_by_role("heading", level=1, name=text)
+    await expect(title).to_be_visible()
+    # After each transition the new step's heading has the focus.
+    await expect(title).to_be_focused()
+
+
+async def fits_the_width(frame: FrameLocator) -> None:
+    overflow = await frame.locator("html").evaluate("html => html.scrollWidth - html.clientWidth")
+    assert overflow <= 0, f"horizontal scroll of {overflow}px at 360px"
+
+
+async def accept_terms(page: Page, frame: FrameLocator, shots: Path | None = None) -> None:
+    await heading(frame, "Terms of service")
+    terms = frame.get_by_role("region", name="Atlas Payments (sandbox): terms of service")
+    await expect(terms).to_be_visible()
+    # Keyboard only: tab to the checkbox, tick it with the space bar, submit with Enter.
+    checkbox = frame.get_by_label("I have read and accept the terms of service")
+    await checkbox.focus()
+    await checkbox.press("Space")
+    await expect(checkbox).to_be_checked()
+    if shots:
+        await snapshot(page, frame, shots / "01-terms.png")
+    await frame.get_by_role("button", name="Continue").press("Enter")
+
+
+async def fill_identity(frame: Page | FrameLocator, last_name: str) -> None:
+    await frame.get_by_label("First name").fill(FIRST_NAME)
+    await frame.get_by_label("Last name").fill(last_name)
+    await frame.get_by_label("Date of birth").fill("1988-07-14")
+    await frame.get_by_label("Nationality").select_option("US")
+    await frame.get_by_label("Street address").fill("350 Fifth Avenue")
+    await frame.get_by_label("City").fill("New York")
+    await frame.get_by_label("State or region").fill("NY")
+    await frame.get_by_label("Postal code").fill("10118")
+    await frame.get_by_label("Country of residence").select_option("US")
+    await frame.get_by_label("ID document").select_option("PASSPORT")
+    await frame.get_by_label("Document number").fill("X9876543")
+    await frame.get_by_label("Photo or scan of the document").set_input_files(
+        {"name": "passport.png", "mimeType": "image/png", "buffer": png(8, 8)}
+    )
+
+
+async def test_a_customer_completes_onboarding_inside_the_host_page(
+    stack: Stack, http: httpx.AsyncClient, page: Page, project: ProjectCredentials
+) -> None:
+    shots = screenshots_dir("full_walk")
+    intent_id, frontend_url, token = await new_intent(
+        http, stack, project, "browser-walk", amount="250.00", autoExecute=True
+    )
+    await page.goto(f"{stack.host}/host?src={httpx.URL(frontend_url)}")
+    frame = embedded(page)
+
+    # The plan, in order, with the current step marked.
+    steps = frame.get_by_role("navigation", name="Verification steps").get_by_role("listitem")
+    await expect(steps).to_have_text(
+        [
+            "1Terms of service: Current step",
+            "2Your identity: Next",
+            "3Source of funds: Next",
+        ]
+    )
+    await fits_the_width(frame)
+    await accept_terms(page, frame, shots)
+
+    await heading(frame, "Your identity")
+    await fill_identity(frame, last_name="Morgan")
+    await fits_the_width(frame)
+    await snapshot(page, frame, shots / "02-identity.png")
+    await frame.get_by_role("button", name="Continue").click()
+
+    await heading(frame, "Source of funds")
+    await expect(steps.nth(0)).to_have_class("step step--done")
+    await expect(steps.nth(1)).to_have_class("step step--done")
+    await frame.get_by_label("Main source of the funds").select_option("SALARY")
+    await frame.get_by_label("Describe the source").fill("Salary as a nurse at Mercy Hospital")
+    await snapshot(page, frame, shots / "03-source-of-funds.png")
+    await frame.get_by_role("button", name="Continue").click()
+
+    # autoExecute: the deposit instructions of the transaction, with the reference.
+    await heading(frame, "You're verified")
+    await expect(frame.get_by_role("heading", name="Send your deposit")).to_be_visible()
+    reference = frame.locator(".details__row--key .details__value")
+    await expect(reference).to_have_text(re.compile(r"^RMP[A-Z0-9]{12}$"))
+    await fits_the_width(frame)
+    await snapshot(page, frame, shots / "04-deposit.png")
+
+    messages = await received(page, 4)
+    origin = stack.api
+    assert messages == [
+        {
+            "origin": origin,
+            "type": "STEP_COMPLETED",
+            "data": {"intentId": intent_id, "stepCode": "TERMS_OF_SERVICE"},
+        },
+        {
+            "origin": origin,
+            "type": "STEP_COMPLETED",
+            "data": {"intentId": intent_id, "stepCode": "KYC_BASIC"},
+        },
+        {
+            "origin": origin,
+            "type": "STEP_COMPLETED",
+            "data": {"intentId": intent_id, "stepCode": "SOURCE_OF_FUNDS"},
+        },
+        {"origin": origin, "type": "INTENT_COMPLETED", "data": {"intentId": intent_id}},
+    ]
+
+    # The API client sees the same outcome.
+    envelope = (await http.get(f"/v1/intent/{intent_id}", headers=bearer(token))).json()
+    assert envelope["intent"]["status"] == "PROCESSING"
+    assert envelope["intent"]["compliancePlan"]["status"] == "COMPLETED"
+    shown = await reference.text_content()
+    deposit = envelope["transaction"]["context"]["depositInstructions"][0]
+    assert deposit["instructions"]["reference"] == shown
+    if os.environ.get("RAMP_UPDATE_DOCS_SCREENSHOT") == "1":
+        DOCS_IMAGE.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(shots / "02-identity.png", DOCS_IMAGE)
+
+
+async def test_a_rejected_identity_fails_the_intent(
+    stack: Stack, http: httpx.AsyncClient, page: Page, project: ProjectCredentials
+) -> None:
+    shots = screenshots_dir("rejection")
+    intent_id, frontend_url, token = await new_intent(http, stack, project, "browser-reject")
+    await page.goto(f"{stack.host}/host?src={httpx.URL(frontend_url)}")
+    frame = embedded(page)
+    await heading(frame, "Terms of service")
+
+    # Closing tells the host page; it does not cancel the intent, and can be resumed.
+    await frame.get_by_role("button", name="Close verification and return to the app").click()
+    await heading(frame, "Verification paused")
+    await snapshot(page, frame, shots / "01-dismissed.png")
+    await frame.get_by_role("button", name="Resume verification").click()
+
+    await accept_terms(page, frame)
+    await heading(frame, "Your identity")
+    await fill_identity(frame, last_name="Reject")
+    await frame.get_by_role("button", name="Continue").click()
+    await heading(frame, "We could not verify your account")
+    await expect(frame.get_by_text("Reason: identity could not be verified")).to_be_visible()
+    await snapshot(page, frame, shots / "02-rejected.png")
+
+    messages = await received(page, 3)
+    assert [(m["type"], m["data"]) for m in messages] == [
+        ("INTENT_DISMISSED", {"intentId": intent_id}),
+        ("STEP_COMPLETED", {"intentId": intent_id, "stepCode": "TERMS_OF_SERVICE"}),
+        (
+            "INTENT_FAILED",
+            {"intentId": intent_id, "reason": "KYC_BASIC rejected: identity could not be verified"},
+        ),
+    ]
+    envelope = (await http.get(f"/v1/intent/{intent_id}", headers=bearer(token))).json()
+    assert envelope["intent"]["status"] == "FAILED"
+    assert envelope["transaction"] is None
+
+
+async def test_an_expired_link_shows_an_error_page(
+    stack: Stack, http: httpx.AsyncClient, page: Page, project: ProjectCredentials
+) -> None:
+    shots = screenshots_dir("expired")
+    intent_id, frontend_url, _ = await new_intent(http, stack, project, "browser-expired")
+    customer_id = parse_qs(urlsplit(frontend_url).query)["token"][0]
+    claims = TokenService.from_settings(stack.settings).verify_onboarding_token(customer_id)
+    expired = TokenService.from_settings(stack.settings).issue_onboarding_token(
+        intent_id, claims.customer_id, timedelta(seconds=-1)
+    )
+    url = httpx.URL(f"{stack.api}/onboarding/{intent_id}", params={"token": expired})
+    await page.goto(f"{stack.host}/host?src={url}")
+    frame = embedded(page)
+    await expect(frame.get_by_role("heading", name="This link has expired")).to_be_visible()
+    await snapshot(page, frame, shots / "01-expired.png")
+    # Straight in the browser too.
+    response = await page.goto(str(url))
+    assert response is not None
+    assert response.status == 401
+    await expect(page.get_by_role("heading", name="This link has expired")).to_be_visible()
+    assert await page.evaluate("window.received === undefined")
+
+
+async def test_an_origin_the_project_did_not_allow_cannot_embed_the_page(
+    stack: Stack, http: httpx.AsyncClient, page: Page, project: ProjectCredentials
+) -> None:
+    shots = screenshots_dir("disallowed_origin")
+    _, frontend_url, _ = await new_intent(http, stack, project, "browser-foreign")
+    refused = asyncio.Event()
+
+    def console(message: ConsoleMessage) -> None:
+        if "frame-ancestors" in message.text:
+            refused.set()
+
+    page.on("console", console)
+    # Same host page, other origin: 127.0.0.1 is not localhost to a browser.
+    foreign_host = f"http://127.0.0.1:{stack.host_port}"
+    await page.goto(f"{foreign_host}/host?src={httpx.URL(frontend_url)}")
+    # Chromium refuses the frame and says why, naming the directive.
+    async with asyncio.timeout(WAIT_MS / 1000):
+        await refused.wait()
+    await page.screenshot(path=shots / "01-refused.png")
+    frame = embedded(page)
+    await expect(frame.get_by_role("heading", name="Terms of service")).to_have_count(0)
+    assert await page.evaluate("window.received") == []
+
+
+async def test_outside_an_iframe_the_page_returns_to_the_app(
+    stack: Stack, http: httpx.AsyncClient, page: Page, project: ProjectCredentials
+) -> None:
+    done = f"{stack.host}/done"
+    intent_id, frontend_url, _ = await new_intent(
+        http,
+        stack,
+        project,
+        "browser-redirect",
+        accounts={"dest": "BTC_BITCOIN", "destination": wallet("BTC_BITCOIN", BTC_ADDRESS)},
+        redirectUrl=done,
+    )
+    await page.goto(frontend_url)
+    await heading(page, "Terms of service")
+    checkbox = page.get_by_label("I have read and accept the terms of service")
+    await checkbox.check()
+    await page.get_by_role("button", name="Continue").click()
+    await heading(page, "Your identity")
+    # A missing field is reported next to it, and focused.
+    await page.get_by_role("button", name="Continue").click()
+    first_name = page.get_by_label("First name")
+    await expect(first_name).to_have_attribute("aria-invalid", "true")
+    await expect(first_name).to_be_focused()
+    await fill_identity(page, last_name="Morgan")
+    await page.get_by_role("button", name="Continue").click()
+    # Beacon needs two steps; with nothing to deposit yet, the page hands back to the app.
+    await page.wait_for_url(f"{done}?intentId={intent_id}&status=PENDING")
+    await expect(page.get_by_role("heading", name="Back in the app")).to_be_visible()

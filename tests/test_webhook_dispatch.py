@@ -1,0 +1,84 @@
+"""A crash between storing events and starting their deliveries loses nothing and
+delivers nothing twice.
+
+`record_intent` commits the projection with the events and their deliveries, then
+starts the delivery workflows. Here that start fails once, right after the commit, as a
+worker dying at that point would leave it: the retried write finds its rows, starts the
+deliveries, and each event reaches the endpoint once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+
+import httpx
+import pytest
+from sqlalchemy import func
+from sqlalchemy.ext.asyncio import async_sessionmaker
+from sqlmodel import select
+from sqlmodel.ext.asyncio.session import AsyncSession
+from temporalio.client import Client
+from temporalio.worker import Worker
+
+from activities.webhooks import WebhookOutbox
+from ramp.db.tables import WebhookDelivery, WebhookEventRow
+from ramp.security.encryption import SecretBox
+from tests.conftest import FAST_DELIVERY, ProjectCredentials, make_customer
+from tests.payments import create_intent, register_accounts
+from tests.webhook_api import add_endpoint, wait_for_deliveries
+from tests.webhook_receiver import receiving
+from worker import build_worker
+
+
+class DispatchFailsOnce(WebhookOutbox):
+    """The outbox, except that its first start of deliveries fails after the commit."""
+
+    def __init__(self, client: Client) -> None:
+        super().__init__(client, FAST_DELIVERY)
+        self.failures = 0
+
+    async def dispatch(self, delivery_ids: Sequence[str]) -> None:
+        if delivery_ids and self.failures == 0:
+            self.failures += 1
+            raise ConnectionError("the worker lost Temporal right after the commit")
+        await super().dispatch(delivery_ids)
+
+
+@pytest.fixture(scope="module")
+def outbox(own_client: Client) -> DispatchFailsOnce:
+    return DispatchFailsOnce(own_client)
+
+
+@pytest.fixture(scope="module")
+async def own_worker(
+    own_client: Client,
+    sessions: async_sessionmaker[AsyncSession],
+    secret_box: SecretBox,
+    outbox: DispatchFailsOnce,
+) -> AsyncIterator[Worker]:
+    async with build_worker(own_client, sessions, secret_box, outbox=outbox) as running:
+        yield running
+
+
+@pytest.mark.usefixtures("own_worker")
+async def test_a_failed_start_after_the_commit_is_retried_without_duplicates(
+    http: httpx.AsyncClient,
+    project: ProjectCredentials,
+    outbox: DispatchFailsOnce,
+    db: AsyncSession,
+) -> None:
+    async with receiving() as receiver:
+        await add_endpoint(http, project, receiver.url, eventTypes=["INTENT_STATUS_CHANGED"])
+        customer = await make_customer(http, project, "dispatch")
+        accounts = await register_accounts(http, customer["access_token"])
+        response = await create_intent(http, customer["access_token"], accounts)
+        assert response.status_code == 201, response.text
+        (delivery,) = await wait_for_deliveries(
+            http, project, lambda found: bool(found) and found[0]["status"] == "SUCCEEDED"
+        )
+        received = receiver.received
+    assert outbox.failures == 1
+    assert len(received) == 1
+    assert received[0].headers["webhook-id"] == delivery["eventId"]
+    assert await db.scalar(select(func.count()).select_from(WebhookEventRow)) == 1
+    assert await db.scalar(select(func.count()).select_from(WebhookDelivery)) == 1

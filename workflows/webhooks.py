@@ -1,0 +1,82 @@
+"""WebhookDeliveryWorkflow: one event on its way to one endpoint, until it is acknowledged.
+
+The intent workflow's `record_intent` activity stores each event with one delivery per
+subscribed endpoint and starts this workflow for each delivery (id
+`webhook-delivery-<deliveryId>`, never reused, so a retried start cannot deliver twice).
+Attempts are activities; the waits between them are durable timers, so neither a
+worker nor a server restart loses a delivery or shortens its schedule.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from datetime import timedelta
+
+from temporalio import workflow
+from temporalio.client import Client
+from temporalio.common import RetryPolicy, WorkflowIDReusePolicy
+from temporalio.exceptions import WorkflowAlreadyStartedError
+
+with workflow.unsafe.imports_passed_through():
+    from activities.webhooks import WebhookActivities
+    from ramp import temporal
+    from ramp.webhooks.models import (
+        AttemptOutcome,
+        DeliveryAttempt,
+        DeliveryOrder,
+        DeliveryStatus,
+    )
+
+# An attempt's activity fails only when our side does (database, crash): the POST's
+# own failures are outcomes. Retry those until they pass; a crashed worker's attempt
+# is retried once its heartbeats stop (10 s).
+_INFRASTRUCTURE_RETRIES = RetryPolicy(
+    initial_interval=timedelta(seconds=1), maximum_interval=timedelta(minutes=1)
+)
+
+# The attempt heartbeats every 2 s while its POST is in flight.
+_HEARTBEAT_TIMEOUT = timedelta(seconds=10)
+
+
+@workflow.defn
+class WebhookDeliveryWorkflow:
+    @workflow.run
+    async def run(self, order: DeliveryOrder) -> AttemptOutcome:
+        delays = order.policy.retry_delays_seconds
+        number = 1
+        while True:
+            retry_in = delays[number - 1] if number <= len(delays) else None
+            outcome = await workflow.execute_activity_method(
+                WebhookActivities.attempt_delivery,
+                DeliveryAttempt(
+                    delivery_id=order.delivery_id,
+                    number=number,
+                    timeout_seconds=order.policy.timeout_seconds,
+                    retry_in_seconds=retry_in,
+                ),
+                # The POST's timeout, plus ample room to read and record the attempt;
+                # a crashed worker is noticed sooner, by the missing heartbeats.
+                start_to_close_timeout=timedelta(seconds=order.policy.timeout_seconds + 60),
+                heartbeat_timeout=_HEARTBEAT_TIMEOUT,
+                retry_policy=_INFRASTRUCTURE_RETRIES,
+            )
+            if outcome.status is not DeliveryStatus.RETRYING or retry_in is None:
+                return outcome
+            await workflow.sleep(timedelta(seconds=retry_in))
+            number += 1
+
+
+def delivery_workflow_id(delivery_id: str) -> str:
+    return f"webhook-delivery-{delivery_id}"
+
+
+async def start_delivery(client: Client, order: DeliveryOrder) -> None:
+    """Starts the delivery unless it was started before (a retried write starts again)."""
+    with contextlib.suppress(WorkflowAlreadyStartedError):
+        await client.start_workflow(
+            WebhookDeliveryWorkflow.run,
+            order,
+            id=delivery_workflow_id(order.delivery_id),
+            task_queue=temporal.TASK_QUEUE,
+            id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE,
+        )
