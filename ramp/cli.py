@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import signal
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -469,6 +470,8 @@ def webhook_listen(
 
         secret = _run(data_dir, read)
     listener = Listener(host, port, secret)
+    # SIGTERM stops it like Ctrl-C does (a background job ignores SIGINT).
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
     click.echo(f"listening on {listener.url} for verified webhooks (Ctrl-C stops)")
     try:
         listener.serve_forever(poll_interval=0.2)

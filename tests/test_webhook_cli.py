@@ -194,5 +194,5 @@ async def test_listen_prints_verified_events_and_refuses_forgeries() -> None:
         assert '"status": "PENDING"' in text
         assert "REFUSED e1" in text
     finally:
-        process.send_signal(signal.SIGINT)
-        await asyncio.wait_for(process.wait(), 10)
+        process.send_signal(signal.SIGTERM)
+        assert await asyncio.wait_for(process.wait(), 10) == 0
