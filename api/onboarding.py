@@ -47,6 +47,7 @@ from api.schemas import (
     TransferAmountResource,
 )
 from api.services import Services, services
+from api.steps import check_step_outcome
 from ramp.db.engine import read_snapshot
 from ramp.db.projection import project
 from ramp.db.tables import (
@@ -56,7 +57,7 @@ from ramp.db.tables import (
     Project,
     TransactionRow,
 )
-from ramp.intents.lifecycle import refuse_step_update, workflow_id
+from ramp.intents.lifecycle import workflow_id
 from ramp.intents.models import CryptoDepositInstructions, StepSubmission, TransactionContext
 from ramp.intents.states import IntentStatus, PlanStatus, StepOutcome, StepStatus
 from ramp.onboarding.forms import (
@@ -163,27 +164,7 @@ async def submit_step(request: Request) -> Response:
     step_code = request.path_params["stepCode"]
     async with app.db() as session:
         intent = await _authorized_intent(request, session)
-        step = (
-            await session.exec(
-                select(ComplianceStepRow).where(
-                    ComplianceStepRow.intent_id == intent.id, ComplianceStepRow.code == step_code
-                )
-            )
-        ).first()
-        if step is None:
-            raise not_found("compliance step")
-        # Answer the common refusals from the projection; the workflow re-checks.
-        refusal = refuse_step_update(
-            IntentStatus(intent.status),
-            PlanStatus(intent.plan_status),
-            intent.current_step_code,
-            step_code,
-            StepStatus(step.status),
-            StepOutcome.SUBMITTED,
-        )
-        if refusal is not None:
-            code, message = refusal
-            raise ApiError(409, code, message, {"currentStepCode": intent.current_step_code})
+        await check_step_outcome(session, intent, step_code, StepOutcome.SUBMITTED)
         model = SUBMISSION_MODELS.get(step_code)
         if model is None:
             raise ApiError(

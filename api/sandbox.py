@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import uuid
 
-from sqlmodel import select
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
@@ -27,14 +26,12 @@ from api.schemas import (
     StepOutcomeAccepted,
 )
 from api.services import Services, services
+from api.steps import check_step_outcome
 from ramp.config import Environment
-from ramp.db.tables import ComplianceStepRow, IntentRow, TransactionRow
-from ramp.intents.lifecycle import refuse_step_update, workflow_id
+from ramp.db.tables import IntentRow, TransactionRow
+from ramp.intents.lifecycle import workflow_id
 from ramp.intents.models import ProviderEvent, StepUpdate
 from ramp.intents.states import (
-    IntentStatus,
-    PlanStatus,
-    StepStatus,
     TransactionStatus,
     next_transaction_status,
 )
@@ -91,26 +88,7 @@ async def record_step_outcome(request: Request) -> Response:
         intent = await session.get(IntentRow, intent_id)
         if intent is None or intent.project_id != project.id:
             raise not_found("intent")
-        step = (
-            await session.exec(
-                select(ComplianceStepRow).where(
-                    ComplianceStepRow.intent_id == intent_id, ComplianceStepRow.code == step_code
-                )
-            )
-        ).first()
-        if step is None:
-            raise not_found("compliance step")
-    refusal = refuse_step_update(
-        IntentStatus(intent.status),
-        PlanStatus(intent.plan_status),
-        intent.current_step_code,
-        step_code,
-        StepStatus(step.status),
-        body.outcome,
-    )
-    if refusal is not None:
-        code, message = refusal
-        raise ApiError(409, code, message, {"currentStepCode": intent.current_step_code})
+        await check_step_outcome(session, intent, step_code, body.outcome)
     handle = app.temporal.get_workflow_handle_for(IntentWorkflow.run, workflow_id(intent_id))
     await handle.signal(
         IntentWorkflow.update_step,

@@ -37,12 +37,14 @@ import platform
 import statistics
 import sys
 import tempfile
+import threading
 import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import timedelta
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -349,6 +351,63 @@ async def measure_floor(temporal_address: str, plan: Plan, pids: dict[str, int])
         return await measure(floor_call(client, uuid.uuid4().hex[:8]), plan, pids)
 
 
+class Receiver(ThreadingHTTPServer):
+    """A webhook endpoint on loopback that acknowledges at once and counts."""
+
+    daemon_threads = True
+
+    def __init__(self) -> None:
+        super().__init__(("127.0.0.1", 0), _Acknowledge)
+        self.received = 0
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server_address[1]}/"
+
+
+class _Acknowledge(BaseHTTPRequestHandler):
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("content-length", "0")))
+        assert isinstance(self.server, Receiver)
+        self.server.received += 1
+        self.send_response(204)
+        self.end_headers()
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+async def measure_with_webhooks(
+    http: httpx.AsyncClient, project: dict[str, str], payer: Payer, plan: Plan, pids: dict[str, int]
+) -> dict[str, Any]:
+    """POST /intent again, with an endpoint subscribed to every event: the events are
+    stored with the projection and their delivery workflows started in the same write."""
+    receiver = Receiver()
+    thread = threading.Thread(target=receiver.serve_forever, kwargs={"poll_interval": 0.05})
+    thread.start()
+    try:
+        expect(
+            await http.post("/v1/webhooks/endpoints", json={"url": receiver.url}, headers=project),
+            201,
+        )
+        measured = await measure(service_call(http, payer), plan, pids)
+        intents = plan.warmup + plan.requests + plan.throughput_requests
+        # Each auto-complete intent emits 5 events (3 steps, the transaction, the intent).
+        expected = intents * EVENTS_PER_AUTO_COMPLETED_INTENT
+        deadline = time.monotonic() + 120
+        # The receiver counts on its own thread: poll it.
+        while receiver.received < expected and time.monotonic() < deadline:  # noqa: ASYNC110
+            await asyncio.sleep(0.1)
+        return {**measured, "webhooks_delivered": receiver.received, "webhooks_expected": expected}
+    finally:
+        receiver.shutdown()
+        receiver.server_close()
+        thread.join(timeout=5)
+
+
+EVENTS_PER_AUTO_COMPLETED_INTENT = 5
+
+
 async def run(sandbox: SandboxProcess, plan: Plan) -> dict[str, Any]:
     project = basic(*sandbox.credentials())
     pids = processes(sandbox)
@@ -357,9 +416,18 @@ async def run(sandbox: SandboxProcess, plan: Plan) -> dict[str, Any]:
         steps = await onboard(http, project, payer)
         http_floor = await measure(http_floor_call(http), plan, pids)
         service = await measure(service_call(http, payer), plan, pids)
+        with_webhooks = await measure_with_webhooks(http, project, payer, plan, pids)
     floor = await measure_floor(sandbox.temporal_address, plan, pids)
     return {
         "service": {"request": "POST /v1/intent (auto-complete)", **service},
+        "service_with_webhooks": {
+            "request": "POST /v1/intent (auto-complete), one endpoint subscribed to all events",
+            **with_webhooks,
+            "p50_vs_service": round(with_webhooks["p50_ms"] / service["p50_ms"], 2),
+            "throughput_vs_service": round(
+                with_webhooks["throughput_rps"] / service["throughput_rps"], 2
+            ),
+        },
         "floor": {
             "request": f"update-with-start, {FLOOR_LOCAL_ACTIVITIES} no-op local activities",
             **floor,

@@ -260,7 +260,7 @@ async def test_a_customer_completes_onboarding_inside_the_host_page(
     assert deposit["instructions"]["reference"] == shown
     if os.environ.get("RAMP_UPDATE_DOCS_SCREENSHOT") == "1":
         DOCS_IMAGE.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(shots / "02-identity.png", DOCS_IMAGE)
+        shutil.copyfile(shots / "04-deposit.png", DOCS_IMAGE)
 
 
 async def test_a_rejected_identity_fails_the_intent(

@@ -10,7 +10,10 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
+import json
+import shutil
 import socket
+import subprocess
 import uuid
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
@@ -43,6 +46,7 @@ from tests.webhook_receiver import Received, Receiver, receiving
 
 pytestmark = pytest.mark.usefixtures("worker")
 
+NODE = shutil.which("node") or ""
 ALL_EVENTS = ["INTENT_STATUS_CHANGED", "COMPLIANCE_UPDATED", "MONEY_MOVEMENT_UPDATED"]
 
 
@@ -632,11 +636,11 @@ async def test_a_rotated_secret_signs_alongside_the_new_one_until_its_grace_ends
         Webhook(old.encode()).verify(later.body, later.headers)
 
 
-def documented_python(heading: str) -> str:
-    """The first Python code block after `heading` in docs/webhooks.md."""
+def documented_python(heading: str, language: str = "python") -> str:
+    """The first code block in `language` after `heading` in docs/webhooks.md."""
     text = (Path(__file__).resolve().parents[1] / "docs" / "webhooks.md").read_text()
     after = text[text.index(heading) :]
-    start = after.index("```python\n") + len("```python\n")
+    start = after.index(f"```{language}\n") + len(f"```{language}\n")
     return after[start : after.index("```", start)]
 
 
@@ -687,3 +691,47 @@ def test_production_endpoints_must_be_https_on_a_public_host(url: str, reason: s
         check_url(url, Environment.PRODUCTION)
     assert check_url("https://hooks.example.com/x", Environment.PRODUCTION)
     assert check_url(url.replace("https://", "http://"), Environment.SANDBOX)
+
+
+async def test_the_documented_node_verification_verifies_real_deliveries(
+    client: httpx.AsyncClient, project: ProjectCredentials, receiver: Receiver, tmp_path: Path
+) -> None:
+    """The Node.js snippet of docs/webhooks.md, run by node (scripts/test installs it)."""
+    assert NODE, "node is not installed: ./scripts/test installs Debian's nodejs"
+    await add_endpoint(client, project, receiver.url, eventTypes=["INTENT_STATUS_CHANGED"])
+    await onboarding_intent(client, project, "documented-node")
+    (item,) = await receiver.wait_for(lambda got: len(got) == 1)
+    script = tmp_path / "verify.js"
+    script.write_text(
+        documented_python("The same in Node.js", "js")
+        + """
+const [secret, headersFile, bodyFile, tamper] = process.argv.slice(2);
+const fs = require("fs");
+let body = fs.readFileSync(bodyFile);
+if (tamper === "yes") body = Buffer.concat([body, Buffer.from(" ")]);
+try { verify(secret, JSON.parse(fs.readFileSync(headersFile, "utf8")), body); console.log("ok"); }
+catch (e) { console.log(e.message); }
+"""
+    )
+    (tmp_path / "headers.json").write_text(json.dumps(item.headers))
+    (tmp_path / "body").write_bytes(item.body)
+
+    def node(tamper: str) -> str:
+        done = subprocess.run(
+            [
+                NODE,
+                str(script),
+                project.client_secret,
+                str(tmp_path / "headers.json"),
+                str(tmp_path / "body"),
+                tamper,
+            ],
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=True,
+        )
+        return done.stdout.strip()
+
+    assert node("no") == "ok"
+    assert node("yes") == "bad signature"
