@@ -11,6 +11,7 @@ from starlette.middleware import Middleware
 from starlette.routing import Mount
 
 from api.errors import EXCEPTION_HANDLERS
+from api.logs import redact_access_log
 from api.middleware import BodySizeLimit
 from api.routes import ROUTES
 from api.services import Services
@@ -24,6 +25,7 @@ from ramp.security.tokens import TokenService
 
 def create_app(settings: Settings | None = None) -> Starlette:
     settings = settings or Settings()
+    redact_access_log()
     # Built before serving so that a missing key fails the start, not the first request.
     tokens = TokenService.from_settings(settings)
 

@@ -86,7 +86,6 @@ _SUBMIT_ERROR_STATUS: dict[str, int] = {
     SUBMISSION_NOT_FOUND: 503,
     "TEMPORARILY_UNAVAILABLE": 503,
 }
-_REFUSALS = frozenset({"STEP_NOT_CURRENT", "COMPLIANCE_CLOSED", "INVALID_TRANSITION"})
 
 
 # --- authentication -------------------------------------------------------------------
@@ -130,8 +129,17 @@ def check_onboarding_token(app: Services, token: str, intent_id: str) -> str:
 
 
 async def _authorized_intent(request: Request, session: AsyncSession) -> IntentRow:
-    intent_id = request.path_params["intentId"]
-    customer_id = check_onboarding_token(services(request), onboarding_token(request), intent_id)
+    return await _intent_of(session, request.path_params["intentId"], _token_customer(request))
+
+
+def _token_customer(request: Request) -> str:
+    """The customer the request's onboarding token names (checked without the database)."""
+    return check_onboarding_token(
+        services(request), onboarding_token(request), request.path_params["intentId"]
+    )
+
+
+async def _intent_of(session: AsyncSession, intent_id: str, customer_id: str) -> IntentRow:
     intent = await session.get(IntentRow, intent_id)
     if intent is None or intent.customer_id != customer_id or not intent.onboarding:
         raise not_found("intent")
@@ -162,26 +170,29 @@ async def get_onboarding(request: Request) -> Response:
 async def submit_step(request: Request) -> Response:
     app = services(request)
     step_code = request.path_params["stepCode"]
+    customer_id = _token_customer(request)
+    model = SUBMISSION_MODELS.get(step_code)
+    if model is None:
+        raise ApiError(
+            409,
+            "STEP_NOT_SUPPORTED",
+            f"{step_code} cannot be submitted through the hosted onboarding",
+        )
     async with app.db() as session:
-        intent = await _authorized_intent(request, session)
+        intent = await _intent_of(session, request.path_params["intentId"], customer_id)
         await check_step_outcome(session, intent, step_code, StepOutcome.SUBMITTED)
-        model = SUBMISSION_MODELS.get(step_code)
-        if model is None:
-            raise ApiError(
-                409,
-                "STEP_NOT_SUPPORTED",
-                f"{step_code} cannot be submitted through the hosted onboarding",
-            )
-        submission = await read_json(request, model)
-        try:
-            check_for_intent(step_code, submission, intent.amount)
-        except SubmissionProblem as problem:
-            raise bad_request(
-                "VALIDATION_ERROR",
-                "request body is invalid",
-                {"fields": [{"pointer": problem.pointer, "reason": problem.reason}]},
-            ) from None
-        payload = submission.model_dump(mode="json", by_alias=True, exclude_none=True)
+    # Read (up to a few MiB of documents) while no database connection is held.
+    submission = await read_json(request, model)
+    try:
+        check_for_intent(step_code, submission, intent.amount)
+    except SubmissionProblem as problem:
+        raise bad_request(
+            "VALIDATION_ERROR",
+            "request body is invalid",
+            {"fields": [{"pointer": problem.pointer, "reason": problem.reason}]},
+        ) from None
+    payload = submission.model_dump(mode="json", by_alias=True, exclude_none=True)
+    async with app.db() as session:
         stored = OnboardingSubmission(
             id=str(uuid.uuid4()),
             intent_id=intent.id,
@@ -201,28 +212,36 @@ async def submit_step(request: Request) -> Response:
             id=f"submit-{stored.id}",
             rpc_timeout=_SUBMIT_TIMEOUT,
         )
-    except WorkflowUpdateFailedError as error:
-        cause = error.cause
-        if not isinstance(cause, ApplicationError) or cause.type not in _SUBMIT_ERROR_STATUS:
-            raise
-        if cause.type in _REFUSALS:
-            # Nothing was submitted: keep no personal data of it.
-            async with app.db() as session:
-                await session.exec(
-                    delete(OnboardingSubmission).where(col(OnboardingSubmission.id) == stored.id)
-                )
-                await session.commit()
-        details = cause.details[0] if cause.details and isinstance(cause.details[0], dict) else {}
-        status = _SUBMIT_ERROR_STATUS[cause.type]
-        raise ApiError(
-            status,
-            cause.type,
-            cause.message,
-            details,
-            headers={"Retry-After": "1"} if status == 503 else None,
-        ) from None
+    except BaseException as error:
+        # The submission changed nothing (refused, failed, or not answered in time: a
+        # late verification then finds no data and fails too): keep no personal data.
+        async with app.db() as session:
+            await session.exec(
+                delete(OnboardingSubmission).where(col(OnboardingSubmission.id) == stored.id)
+            )
+            await session.commit()
+        refused = _submit_failed(error) if isinstance(error, WorkflowUpdateFailedError) else None
+        if refused is not None:
+            raise refused from None
+        raise
     rows = project(state)
     return json_resource(onboarding_resource(rows.intent, rows.steps, rows.transaction, origins))
+
+
+def _submit_failed(error: WorkflowUpdateFailedError) -> ApiError | None:
+    """The onboarding's own answer to a refused or failed submission."""
+    cause = error.cause
+    if not isinstance(cause, ApplicationError) or cause.type not in _SUBMIT_ERROR_STATUS:
+        return None
+    details = cause.details[0] if cause.details and isinstance(cause.details[0], dict) else {}
+    status = _SUBMIT_ERROR_STATUS[cause.type]
+    return ApiError(
+        status,
+        cause.type,
+        cause.message,
+        details,
+        headers={"Retry-After": "1"} if status == 503 else None,
+    )
 
 
 async def get_onboarding_origins(request: Request) -> Response:

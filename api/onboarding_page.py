@@ -56,9 +56,13 @@ async def onboarding_page(request: Request) -> Response:
     # The error pages too may show inside the project's iframe: they reveal nothing.
     origins = list(owner.onboarding_origins) if owner is not None else []
     headers = {**SECURITY_HEADERS, "Content-Security-Policy": content_security_policy(origins)}
-    token = request.query_params.get("token", "")
     if intent is None or not intent.onboarding:
         return _error(404, "invalid", headers)
+    if "token" not in request.query_params:
+        # A reload: the page took the token out of the address bar and kept it for the
+        # tab; its API calls carry it, and the page shows the error if it fails.
+        return HTMLResponse(_page(), headers=headers)
+    token = request.query_params["token"]
     try:
         customer_id = check_onboarding_token(app, token, intent_id)
     except ApiError as error:

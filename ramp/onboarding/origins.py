@@ -1,20 +1,20 @@
 """Origins allowed to embed the hosted onboarding page, and the page's security headers.
 
 An origin is `scheme://host[:port]`, nothing else (no path, query, user or wildcard
-host). Production projects need https. `:*` (any port) is accepted on loopback hosts
-only (`localhost`, `127.0.0.1`, `[::1]`), for local development; CSP supports it as is.
+host, no IPv6 literal: CSP source expressions cannot name one). Production projects
+need https. `:*` (any port) is accepted on loopback hosts only (`localhost`,
+`127.0.0.1`), for local development; CSP supports it as is.
 The page posts its messages only to an origin of the list, and its
 `Content-Security-Policy: frame-ancestors` names exactly these.
 """
 
 from __future__ import annotations
 
-import ipaddress
 import re
 from collections.abc import Iterable, Sequence
 
 MAX_ORIGINS = 20
-LOOPBACK_HOSTS = frozenset({"localhost", "127.0.0.1", "[::1]"})
+LOOPBACK_HOSTS = frozenset({"localhost", "127.0.0.1"})
 # What `ramp dev` allows for its demo project: any local port.
 DEV_ORIGINS = ("http://localhost:*", "http://127.0.0.1:*")
 
@@ -40,11 +40,9 @@ def normalize_origin(value: str, *, production: bool = False) -> str:
         )
     scheme, host, port = match["scheme"], match["host"], match["port"]
     if host.startswith("["):
-        try:
-            ipaddress.IPv6Address(host[1:-1])
-        except ValueError:
-            raise InvalidOrigin(f"{value!r}: {host} is not an IPv6 address") from None
-    elif not all(_LABEL.match(label) for label in host.split(".")):
+        # Browsers refuse an IPv6 literal in frame-ancestors: the frame would be blocked.
+        raise InvalidOrigin(f"{value!r}: IPv6 addresses cannot be allowed; use a host name")
+    if not all(_LABEL.match(label) for label in host.split(".")):
         raise InvalidOrigin(f"{value!r}: {host} is not a host name")
     if production and scheme != "https":
         raise InvalidOrigin(f"{value!r}: production projects must use https origins")
@@ -80,7 +78,8 @@ def origin_allowed(origin: str, allowed: Sequence[str]) -> bool:
 
 def content_security_policy(origins: Sequence[str]) -> str:
     """The page's policy: everything from us, no inline script, embeddable by `origins`."""
-    ancestors = " ".join(["'self'", *origins])
+    # Only the project's origins (none: nobody may frame the page).
+    ancestors = " ".join(origins) or "'none'"
     return "; ".join(
         [
             "default-src 'self'",

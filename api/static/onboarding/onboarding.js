@@ -13,7 +13,26 @@
 const REVIEW_POLL_MS = 2000;
 
 const intentId = decodeURIComponent(location.pathname.split("/").filter(Boolean).pop() || "");
-const token = new URLSearchParams(location.search).get("token") || "";
+// The link's token, then out of the address bar and the history (a reload in this tab
+// finds it in sessionStorage): the link grants access to this onboarding for an hour.
+const tokenKey = `ramp-onboarding-token:${intentId}`;
+const token = new URLSearchParams(location.search).get("token") || storedToken() || "";
+if (new URLSearchParams(location.search).has("token")) {
+  try {
+    sessionStorage.setItem(tokenKey, token);
+  } catch {
+    // Storage refused (a blocked third-party frame): a reload needs the link again.
+  }
+  history.replaceState(null, "", location.pathname);
+}
+
+function storedToken() {
+  try {
+    return sessionStorage.getItem(tokenKey);
+  } catch {
+    return null;
+  }
+}
 const apiBase = new URL(`../v1/onboarding/${encodeURIComponent(intentId)}`, location.href);
 const embedded = window.parent !== window;
 
@@ -96,7 +115,6 @@ function parentOrigin() {
 
 function originAllowed(origin, allowed) {
   if (!origin || origin === "null") return false;
-  if (origin === location.origin) return true;
   return allowed.some((entry) => {
     if (entry === origin) return true;
     if (entry.endsWith(":*")) {
