@@ -52,6 +52,7 @@ class OnboardingActivities:
         payload = json.loads(self._box.decrypt(row.payload_encrypted))
         return await verifier.verify(
             VerificationRequest(
+                submission_id=check.submission_id,
                 intent_id=check.intent_id,
                 customer_id=check.customer_id,
                 provider_code=check.provider_code,

@@ -300,6 +300,32 @@ async def test_a_rejected_identity_fails_the_intent(
     assert envelope["transaction"] is None
 
 
+async def test_a_step_under_review_moves_on_when_the_review_decides(
+    stack: Stack, http: httpx.AsyncClient, page: Page, project: ProjectCredentials
+) -> None:
+    shots = screenshots_dir("review")
+    intent_id, frontend_url, _ = await new_intent(http, stack, project, "browser-review")
+    await page.goto(f"{stack.host}/host?src={httpx.URL(frontend_url)}")
+    frame = embedded(page)
+    await accept_terms(page, frame)
+    await heading(frame, "Your identity")
+    await fill_identity(frame, last_name="Review")
+    await frame.get_by_role("button", name="Continue").click()
+    await heading(frame, "We are reviewing your information")
+    await snapshot(page, frame, shots / "01-under-review.png")
+
+    # The reviewer (the sandbox's stand-in) decides; the page notices by itself.
+    decided = await http.post(
+        f"/v1/sandbox/intents/{intent_id}/compliance-steps/KYC_BASIC",
+        json={"outcome": "VERIFIED"},
+        headers=project.basic,
+    )
+    assert decided.status_code == 202, decided.text
+    await heading(frame, "Source of funds")
+    messages = await received(page, 2)
+    assert [m["data"]["stepCode"] for m in messages] == ["TERMS_OF_SERVICE", "KYC_BASIC"]
+
+
 async def test_an_expired_link_shows_an_error_page(
     stack: Stack, http: httpx.AsyncClient, page: Page, project: ProjectCredentials
 ) -> None:

@@ -21,6 +21,9 @@ from ramp.intents.states import StepOutcome
 
 @dataclass(frozen=True)
 class VerificationRequest:
+    # The stored submission: a vendor's idempotency key (the local activity that asks
+    # may run again after a crash or a timeout; the vendor must not count it twice).
+    submission_id: str
     intent_id: str
     customer_id: str
     provider_code: str

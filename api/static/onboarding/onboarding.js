@@ -10,7 +10,10 @@
 //   INTENT_FAILED    {intentId, reason}     a step was rejected (or the intent ended)
 //   INTENT_DISMISSED {intentId}             the customer pressed Close
 
+// While a step is under review the page asks every 2 s; while a form is shown, every
+// 15 s, so an intent that expires (or a link that does) is noticed without a submit.
 const REVIEW_POLL_MS = 2000;
+const WATCH_POLL_MS = 15000;
 
 const intentId = decodeURIComponent(location.pathname.split("/").filter(Boolean).pop() || "");
 // The link's token, then out of the address bar and the history (a reload in this tab
@@ -183,13 +186,32 @@ function accept(next, { initial = false } = {}) {
   render();
 }
 
-function schedulePoll() {
+function schedulePoll(delay) {
   window.clearTimeout(pollTimer);
   pollTimer = window.setTimeout(async () => {
     const result = await api("GET").catch(() => null);
-    if (result && result.ok) accept(result.body);
-    else schedulePoll();
-  }, REVIEW_POLL_MS);
+    const problem = result ? linkProblem(result) : null;
+    if (problem) showProblem(problem);
+    // Re-rendered only when something changed: a form keeps what the customer typed,
+    // and the focus stays where it is.
+    else if (result && result.ok && changed(result.body)) accept(result.body);
+    else schedulePoll(delay);
+  }, delay);
+}
+
+function changed(next) {
+  return (
+    next.status !== view.status ||
+    next.planStatus !== view.planStatus ||
+    next.currentStepCode !== view.currentStepCode ||
+    next.steps.some((step, i) => !view.steps[i] || view.steps[i].status !== step.status)
+  );
+}
+
+function linkProblem(result) {
+  if (result.status === 401) return result.body && result.body.code === "TOKEN_EXPIRED" ? "expired" : "invalid";
+  if (result.status === 404) return "invalid";
+  return null;
 }
 
 // --- rendering ------------------------------------------------------------------------------
@@ -265,8 +287,11 @@ function render() {
   else if (view.planStatus === "COMPLETED") screen = completedPanel();
   else if (step && step.status === "SUBMITTED") {
     screen = reviewPanel(step);
-    schedulePoll();
-  } else if (step) screen = stepPanel(step);
+    schedulePoll(REVIEW_POLL_MS);
+  } else if (step) {
+    screen = stepPanel(step);
+    schedulePoll(WATCH_POLL_MS);
+  }
   else screen = completedPanel();
 
   app.replaceChildren(renderSteps(), screen.node);
@@ -691,8 +716,8 @@ async function start() {
     showProblem("unavailable");
     return;
   }
-  if (result.status === 401) showProblem(result.body && result.body.code === "TOKEN_EXPIRED" ? "expired" : "invalid");
-  else if (result.status === 404) showProblem("invalid");
+  const problem = linkProblem(result);
+  if (problem) showProblem(problem);
   else if (!result.ok) showProblem("unavailable");
   else accept(result.body, { initial: true });
 }
