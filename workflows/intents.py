@@ -140,7 +140,7 @@ class IntentWorkflow:
                     **_LOOKUP,
                 )
             except (ActivityError, ApplicationError) as error:
-                self._refusal = _business_error(error)
+                self._refusal = _business_error(error, "the intent could not be opened; try again")
                 raise self._refusal from None
             state = lifecycle.open_intent(request, selection, checks.results, self._now())
             if lifecycle.should_auto_execute(state):
@@ -212,12 +212,8 @@ class IntentWorkflow:
                     **_VERIFY,
                 )
             except (ActivityError, ApplicationError) as error:
-                cause = _cause(error)
-                if isinstance(cause, ApplicationError) and cause.non_retryable:
-                    raise _business_error(error) from None
-                raise intent_error(
-                    IntentError.TEMPORARILY_UNAVAILABLE,
-                    "the submission could not be verified; try again",
+                raise _business_error(
+                    error, "the submission could not be verified; try again"
                 ) from None
             lifecycle.apply_submission(state, submission.step_code, verdict, self._now())
             if lifecycle.should_auto_execute(state):
@@ -345,11 +341,10 @@ def _cause(error: BaseException) -> BaseException | None:
     return error.cause if isinstance(error, ActivityError) else error
 
 
-def _business_error(error: BaseException) -> ApplicationError:
-    """The activity's business error, so the update fails with its type and details."""
+def _business_error(error: BaseException, retry_message: str) -> ApplicationError:
+    """The activity's business error, so the update fails with its type and details; any
+    other failure is TEMPORARILY_UNAVAILABLE with `retry_message`."""
     cause = _cause(error)
     if isinstance(cause, ApplicationError) and cause.non_retryable:
         return ApplicationError(cause.message, *cause.details, type=cause.type, non_retryable=True)
-    return intent_error(
-        IntentError.TEMPORARILY_UNAVAILABLE, "the intent could not be opened; try again"
-    )
+    return intent_error(IntentError.TEMPORARILY_UNAVAILABLE, retry_message)

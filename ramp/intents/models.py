@@ -112,15 +112,15 @@ class CompliancePlan(_Model):
     updated_at: datetime
 
 
-class _Wire(BaseModel):
-    """Deposit instructions go to API clients as they are: camelCase."""
+class WireModel(BaseModel):
+    """What goes to API clients as it is (deposit instructions, webhook events): camelCase."""
 
     model_config = ConfigDict(
         extra="forbid", alias_generator=to_camel, populate_by_name=True, serialize_by_alias=True
     )
 
 
-class BankDepositInstructions(_Wire):
+class BankDepositInstructions(WireModel):
     rail: str
     amount: str
     currency_code: str
@@ -132,7 +132,7 @@ class BankDepositInstructions(_Wire):
     reference: str
 
 
-class CryptoDepositInstructions(_Wire):
+class CryptoDepositInstructions(WireModel):
     address: str
     currency_code: str
     chain: str
@@ -142,13 +142,13 @@ class CryptoDepositInstructions(_Wire):
     token_contract: str | None = None
 
 
-class DepositInstruction(_Wire):
+class DepositInstruction(WireModel):
     type: Literal["BANK", "CRYPTO"]
     encoding: Literal["DISPLAY"] = "DISPLAY"
     instructions: BankDepositInstructions | CryptoDepositInstructions
 
 
-class TransactionContext(_Wire):
+class TransactionContext(WireModel):
     deposit_instructions: list[DepositInstruction]
 
 

@@ -14,10 +14,7 @@ import uuid
 from datetime import datetime
 from enum import StrEnum
 
-from pydantic import BaseModel, ConfigDict
-from pydantic.alias_generators import to_camel
-
-from ramp.intents.models import IntentState
+from ramp.intents.models import IntentState, WireModel
 from ramp.intents.states import IntentStatus, StepStatus, TransactionStatus
 from ramp.timestamps import Timestamp
 
@@ -30,13 +27,7 @@ class WebhookEventType(StrEnum):
     MONEY_MOVEMENT_UPDATED = "MONEY_MOVEMENT_UPDATED"
 
 
-class _Wire(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid", alias_generator=to_camel, populate_by_name=True, serialize_by_alias=True
-    )
-
-
-class IntentStatusChanged(_Wire):
+class IntentStatusChanged(WireModel):
     intent_id: str
     customer_id: str
     status: IntentStatus
@@ -45,7 +36,7 @@ class IntentStatusChanged(_Wire):
     failure_reason: str | None
 
 
-class ComplianceUpdated(_Wire):
+class ComplianceUpdated(WireModel):
     intent_id: str
     customer_id: str
     requirement_code: str
@@ -54,7 +45,7 @@ class ComplianceUpdated(_Wire):
     previous_status: StepStatus | None
 
 
-class MoneyMovementUpdated(_Wire):
+class MoneyMovementUpdated(WireModel):
     intent_id: str
     customer_id: str
     transaction_id: str
@@ -68,7 +59,7 @@ class MoneyMovementUpdated(_Wire):
 EventData = IntentStatusChanged | ComplianceUpdated | MoneyMovementUpdated
 
 
-class WebhookEvent(_Wire):
+class WebhookEvent(WireModel):
     """The envelope every webhook carries."""
 
     event_id: str
