@@ -37,11 +37,10 @@ from .providers import (
 from .requirements import (
     SCHEMA_DIALECT,
     RouteRequirements,
-    SchemaViolation,
     UnsupportedRoute,
     route_requirements,
-    validate_account,
 )
+from .validation import SchemaViolation, validate_account
 
 __all__ = [
     "CATALOG_TIMESTAMP",
