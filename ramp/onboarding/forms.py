@@ -16,7 +16,6 @@ import binascii
 import re
 from dataclasses import dataclass, replace
 from datetime import date, timedelta
-from decimal import Decimal, InvalidOperation
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -33,6 +32,7 @@ from pydantic import (
 from pydantic.alias_generators import to_camel
 
 from ramp.onboarding.countries import COUNTRIES, COUNTRY_CODES
+from ramp.onboarding.funds import evidence_threshold, needs_evidence
 from ramp.onboarding.terms import TERMS_VERSION
 
 # Decoded size of one uploaded document.
@@ -48,8 +48,6 @@ DOCUMENT_SIGNATURES: dict[str, bytes] = {
     "application/pdf": b"%PDF-",
 }
 IMAGE_TYPES = ("image/png", "image/jpeg")
-# From this amount (in the intent's source currency) the source of funds needs evidence.
-LARGE_AMOUNT = Decimal("10000")
 
 _PRINTABLE = re.compile(r"^[^\x00-\x1f\x7f]*$")
 
@@ -342,19 +340,12 @@ FORMS: dict[str, tuple[FormField, ...]] = {
 }
 
 
-def is_large_amount(amount: str) -> bool:
-    try:
-        return Decimal(amount) >= LARGE_AMOUNT
-    except InvalidOperation:
-        return False
-
-
-def form_fields(code: str, amount: str) -> tuple[FormField, ...] | None:
-    """The fields of `code`'s form for an intent of `amount`, or None (no form)."""
+def form_fields(code: str, amount: str, currency_code: str) -> tuple[FormField, ...] | None:
+    """The fields of `code`'s form for an intent of `amount` `currency_code`, or None."""
     fields = FORMS.get(code)
     if fields is None:
         return None
-    if code == "SOURCE_OF_FUNDS" and is_large_amount(amount):
+    if code == "SOURCE_OF_FUNDS" and needs_evidence(amount, currency_code):
         return tuple(replace(f, required=True) if f.name == "evidence" else f for f in fields)
     return fields
 
@@ -368,14 +359,17 @@ class SubmissionProblem(ValueError):
         self.reason = reason
 
 
-def check_for_intent(code: str, submission: BaseModel, amount: str) -> None:
-    """Rules that depend on the intent: evidence of funds from `LARGE_AMOUNT` on."""
+def check_for_intent(code: str, submission: BaseModel, amount: str, currency_code: str) -> None:
+    """Rules that depend on the intent: evidence of funds from the currency's threshold on."""
     if (
         isinstance(submission, SourceOfFundsSubmission)
         and submission.evidence is None
-        and is_large_amount(amount)
+        and needs_evidence(amount, currency_code)
     ):
-        raise SubmissionProblem("/evidence", f"is required for amounts of {LARGE_AMOUNT} or more")
+        threshold = evidence_threshold(currency_code)
+        raise SubmissionProblem(
+            "/evidence", f"is required for amounts of {threshold} {currency_code} or more"
+        )
 
 
 class AnySubmission(
