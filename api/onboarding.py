@@ -212,15 +212,17 @@ async def submit_step(request: Request) -> Response:
             id=f"submit-{stored.id}",
             rpc_timeout=_SUBMIT_TIMEOUT,
         )
-    except BaseException as error:
-        # The submission changed nothing (refused, failed, or not answered in time: a
-        # late verification then finds no data and fails too): keep no personal data.
+    except WorkflowUpdateFailedError as error:
+        # The workflow answered: the submission was refused or failed and changed nothing,
+        # so no personal data is kept. An update that was not answered in time (or whose
+        # caller went away) may still run and verify this submission: it stays, and the
+        # housekeeping's retention purges it with the intent's other submissions.
         async with app.db() as session:
             await session.exec(
                 delete(OnboardingSubmission).where(col(OnboardingSubmission.id) == stored.id)
             )
             await session.commit()
-        refused = _submit_failed(error) if isinstance(error, WorkflowUpdateFailedError) else None
+        refused = _submit_failed(error)
         if refused is not None:
             raise refused from None
         raise
