@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import httpx
-import pytest
 from pydantic import BaseModel, ValidationError
 
 from api import schemas
@@ -72,11 +71,11 @@ def request_components(document: dict[str, Any]) -> list[str]:
     seen: list[str] = []
     while pending:
         name = pending.pop()
-        if name in seen or components[name].get("type") != "object":
+        if name in seen:
             continue
         seen.append(name)
         pending.extend(_refs(components[name]))
-    return sorted(seen)
+    return sorted(name for name in seen if components[name].get("type") == "object")
 
 
 def _model(name: str) -> type[BaseModel]:
@@ -232,15 +231,17 @@ async def test_documented_body_limits_are_the_enforced_ones(
     assert fits.status_code == 201, fits.text
 
 
-@pytest.mark.parametrize(
-    ("path", "required"),
-    [("/intent/{intentId}/transaction", False), ("/intent", True), ("/customers", True)],
-)
-async def test_body_requirement_is_documented_as_enforced(
-    client: httpx.AsyncClient, path: str, required: bool
-) -> None:
+async def test_body_requirement_is_documented_as_enforced(client: httpx.AsyncClient) -> None:
     document = await _document(client)
-    assert document["paths"][path]["post"]["requestBody"]["required"] is required
+    # POST /intent/{intentId}/transaction takes no body or {} (tests/test_intents.py).
+    required = {
+        path: operation["post"]["requestBody"]["required"]
+        for path, operation in document["paths"].items()
+        if "requestBody" in operation.get("post", {})
+    }
+    assert {path for path, needed in required.items() if not needed} == {
+        "/intent/{intentId}/transaction"
+    }
 
 
 async def test_each_onboarding_step_has_its_own_documented_body(
