@@ -216,6 +216,25 @@ async def test_crafted_cursors_are_refused(
     assert response.status_code == 200, response.text
 
 
+async def test_control_characters_in_the_url_are_refused(
+    client: httpx.AsyncClient, project: ProjectCredentials, customer: dict[str, Any]
+) -> None:
+    token = bearer(customer["access_token"])
+    cases = [
+        ("GET", "/v1/intent/%00", token),
+        ("POST", "/v1/intent/a%00b/transaction", token),
+        ("GET", "/v1/webhooks/deliveries/%00", project.basic),
+        ("DELETE", "/v1/webhooks/endpoints/%1f", project.basic),
+        ("GET", "/v1/webhooks/deliveries?endpointId=%00", project.basic),
+        ("GET", "/v1/webhooks/deliveries?intentId=x%7F", project.basic),
+    ]
+    for method, path, headers in cases:
+        response = await client.request(method, path, headers=headers)
+        assert_envelope(response, 400, "INVALID_URL")
+    fine = await client.get("/v1/webhooks/deliveries?intentId=x%20y", headers=project.basic)
+    assert fine.status_code == 200, fine.text
+
+
 async def test_method_not_allowed_lists_every_method_of_the_path(
     client: httpx.AsyncClient,
 ) -> None:
