@@ -58,7 +58,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
                 max_bytes=settings.max_body_bytes,
                 # A step of the hosted onboarding may carry a document.
                 larger=[("/v1/onboarding/", max(MAX_SUBMISSION_BYTES, settings.max_body_bytes))],
-            )
+            ),
         ],
         exception_handlers=EXCEPTION_HANDLERS,
         lifespan=lifespan,

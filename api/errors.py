@@ -93,7 +93,7 @@ def validation_details(error: ValidationError) -> dict[str, Any]:
 # Pydantic error types -> our reason; `{name}` is filled from the error's context.
 _REASONS = {
     "missing": "is required",
-    "extra_forbidden": "is not a field of this request",
+    "extra_forbidden": "is not allowed",
     "string_type": "must be a string",
     "int_type": "must be an integer",
     "bool_type": "must be true or false",

@@ -5,8 +5,8 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-from collections.abc import Callable, Mapping, Sequence
 import uuid
+from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 from urllib.parse import urlencode
@@ -30,7 +30,7 @@ def page_size(request: Request) -> int:
     raw = request.query_params.get("limit")
     if raw is None:
         return DEFAULT_PAGE_SIZE
-    # ASCII digits only: str.isdigit and int() also take "１" (fullwidth) and "٣".
+    # ASCII digits only: str.isdigit and int() also take "\uff11" (fullwidth one).
     if not (raw.isascii() and raw.isdigit()) or not 1 <= int(raw) <= MAX_PAGE_SIZE:
         raise bad_request(
             "VALIDATION_ERROR",

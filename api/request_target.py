@@ -35,7 +35,5 @@ def _has_control(scope: Scope) -> bool:
         return True
     query = scope.get("query_string", b"").decode("latin-1")
     return any(
-        _CONTROL.search(part)
-        for pair in parse_qsl(query, keep_blank_values=True)
-        for part in pair
+        _CONTROL.search(part) for pair in parse_qsl(query, keep_blank_values=True) for part in pair
     )

@@ -95,7 +95,9 @@ def api(host: str, port: int, data_dir: Path | None) -> int:
     from api.protocol import ENVELOPE_PROTOCOL
 
     app = create_app(load_settings(data_dir))
-    uvicorn.run(app, host=host, port=port, log_level="info", proxy_headers=True, http=ENVELOPE_PROTOCOL)
+    uvicorn.run(
+        app, host=host, port=port, log_level="info", proxy_headers=True, http=ENVELOPE_PROTOCOL
+    )
     return 0
 
 

@@ -80,7 +80,8 @@ def request_components(document: dict[str, Any]) -> list[str]:
 
 def _model(name: str) -> type[BaseModel]:
     model = getattr(schemas, name, None) or getattr(forms, name)
-    assert isinstance(model, type) and issubclass(model, BaseModel), name
+    assert isinstance(model, type), name
+    assert issubclass(model, BaseModel), name
     return model
 
 
@@ -203,7 +204,9 @@ async def test_documented_body_limits_are_the_enforced_ones(
         prefix = b'{"id": "sized", "metadata": {"pad": "'
         return prefix + b"a" * (size - len(prefix) - 3) + b'"}}'
 
-    at_limit = await client.post("/v1/customers", content=sized(customers["x-maxBytes"]), headers=headers)
+    at_limit = await client.post(
+        "/v1/customers", content=sized(customers["x-maxBytes"]), headers=headers
+    )
     assert at_limit.status_code == 201, at_limit.text
     over = await client.post(
         "/v1/customers", content=sized(customers["x-maxBytes"] + 1), headers=headers
@@ -251,7 +254,5 @@ async def test_each_onboarding_step_has_its_own_documented_body(
     operation = document["paths"]["/onboarding/{intentId}/steps/{stepCode}"]["post"]
     choices = operation["requestBody"]["content"]["application/json"]["schema"]["oneOf"]
     documented = {choice["title"]: choice["$ref"][len(REF) :] for choice in choices}
-    assert documented == {
-        code: model.__name__ for code, model in forms.SUBMISSION_MODELS.items()
-    }
+    assert documented == {code: model.__name__ for code, model in forms.SUBMISSION_MODELS.items()}
     assert "AnySubmission" not in document["components"]["schemas"]

@@ -173,7 +173,7 @@ async def test_integer_query_parameters_take_ascii_digits_only(
         ("/v1/intent", bearer(customer["access_token"])),
         ("/v1/webhooks/deliveries", project.basic),
     ):
-        for limit in ("１", "５０", "٣", "²", "", "-1", "0", "101", "1.0"):
+        for limit in ("\uff11", "\uff15\uff10", "\u0663", "\u00b2", "", "-1", "0", "101", "1.0"):
             response = await client.get(path, params={"limit": limit}, headers=headers)
             body = assert_envelope(response, 400, "VALIDATION_ERROR")
             assert body["details"]["fields"][0]["pointer"] == "/limit"
@@ -204,9 +204,7 @@ async def test_crafted_cursors_are_refused(
         ("/v1/intent", bearer(customer["access_token"])),
         ("/v1/webhooks/deliveries", project.basic),
     ):
-        response = await client.get(
-            path, params={"cursor": CRAFTED_CURSORS[name]}, headers=headers
-        )
+        response = await client.get(path, params={"cursor": CRAFTED_CURSORS[name]}, headers=headers)
         assert_envelope(response, 400, "INVALID_CURSOR")
     # A well-formed cursor still pages (to nothing here).
     good = _cursor(["2026-01-01T00:00:00+00:00", "00000000-0000-4000-8000-000000000000"])
@@ -260,7 +258,7 @@ async def test_field_errors_read_like_ours_with_pointers(
         ("/v1/customers", {"id": ""}, {"/id": "must not be empty"}),
         ("/v1/customers", {"id": "x" * 201}, {"/id": "must be at most 200 characters"}),
         ("/v1/customers", {"id": "x", "metadata": []}, {"/metadata": "must be an object"}),
-        ("/v1/customers", {"id": "x", "a/b~c": 1}, {"/a~1b~0c": "is not a field of this request"}),
+        ("/v1/customers", {"id": "x", "a/b~c": 1}, {"/a~1b~0c": "is not allowed"}),
         (
             "/v1/webhooks/endpoints",
             {"url": "ftp://x", "enabled": "yes", "eventTypes": []},
@@ -285,7 +283,8 @@ async def test_field_errors_read_like_ours_with_pointers(
             assert reasons[pointer].startswith(reason), reasons
         for reason in reasons.values():
             assert reason[0].islower(), reason
-            assert "Input should" not in reason and "Field required" not in reason
+            assert "Input should" not in reason
+            assert "Field required" not in reason
 
 
 # --- HTTP framing, answered by the server before the application ---------------------
@@ -317,8 +316,11 @@ async def served_port(request: pytest.FixtureRequest, migrated: Settings) -> Asy
     )
     server = uvicorn.Server(config)
     task = asyncio.create_task(server.serve())
-    while not server.started:
+    for _ in range(200):
+        if server.started:
+            break
         await asyncio.sleep(0.05)
+    assert server.started
     yield port
     server.should_exit = True
     await task
@@ -344,5 +346,7 @@ async def test_malformed_http_gets_the_envelope(served_port: int) -> None:
         assert envelope["code"] == "MALFORMED_REQUEST", name
         assert envelope["statusCode"] == 400
     # A well-formed request on the same server is served as usual.
-    answer = await _exchange(served_port, b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+    answer = await _exchange(
+        served_port, b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+    )
     assert answer.startswith(b"HTTP/1.1 200"), answer
