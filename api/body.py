@@ -123,7 +123,8 @@ def _check_text(text: str, pointer: str) -> None:
 def _utf8_charset(parameters: str) -> bool:
     for parameter in parameters.split(";"):
         name, _, value = parameter.partition("=")
-        if name.strip().lower() == "charset" and value.strip().strip('"').lower() != "utf-8":
+        charset = value.strip().strip('"').lower()
+        if name.strip().lower() == "charset" and charset not in ("utf-8", "utf8"):
             return False
     return True
 

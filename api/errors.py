@@ -171,8 +171,11 @@ def allowed_methods(request: Request) -> list[str]:
                 continue
             if isinstance(route, Route) and route.methods:
                 found.update(route.methods)
-            elif isinstance(route, Mount):
+            elif isinstance(route, Mount) and route.routes:
                 collect(route.routes, {**scope, **child})
+            elif isinstance(route, Mount):
+                # A mounted app without routes (static files) may say what it serves.
+                found.update(getattr(route.app, "methods", ()))
 
     collect(getattr(request.app, "routes", []), scope)
     return sorted(found)

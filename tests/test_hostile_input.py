@@ -242,6 +242,8 @@ async def test_method_not_allowed_lists_every_method_of_the_path(
         "/v1/webhooks/endpoints/some-id": "DELETE, PATCH",
         "/v1/project/onboarding-origins": "GET, HEAD, PUT",
         "/v1/customers": "POST",
+        "/onboarding/assets/onboarding.js": "GET, HEAD",
+        "/onboarding/some-intent": "GET, HEAD",
     }
     for path, allowed in cases.items():
         response = await client.request("OPTIONS", path)
