@@ -30,8 +30,10 @@ def page_size(request: Request) -> int:
     raw = request.query_params.get("limit")
     if raw is None:
         return DEFAULT_PAGE_SIZE
-    # ASCII digits only: str.isdigit and int() also take "\uff11" (fullwidth one).
-    if not (raw.isascii() and raw.isdigit()) or not 1 <= int(raw) <= MAX_PAGE_SIZE:
+    # ASCII digits only (str.isdigit and int() also take "\uff11", fullwidth one), and
+    # few of them: int() refuses over 4300 digits with a ValueError.
+    digits = raw.isascii() and raw.isdigit() and len(raw) <= 3
+    if not digits or not 1 <= int(raw) <= MAX_PAGE_SIZE:
         raise bad_request(
             "VALIDATION_ERROR",
             f"limit must be an integer from 1 to {MAX_PAGE_SIZE}",

@@ -173,7 +173,18 @@ async def test_integer_query_parameters_take_ascii_digits_only(
         ("/v1/intent", bearer(customer["access_token"])),
         ("/v1/webhooks/deliveries", project.basic),
     ):
-        for limit in ("\uff11", "\uff15\uff10", "\u0663", "\u00b2", "", "-1", "0", "101", "1.0"):
+        for limit in (
+            "\uff11",
+            "\uff15\uff10",
+            "\u0663",
+            "\u00b2",
+            "",
+            "-1",
+            "0",
+            "101",
+            "1.0",
+            "1" * 5000,
+        ):
             response = await client.get(path, params={"limit": limit}, headers=headers)
             body = assert_envelope(response, 400, "VALIDATION_ERROR")
             assert body["details"]["fields"][0]["pointer"] == "/limit"
