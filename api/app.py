@@ -13,6 +13,7 @@ from starlette.routing import Mount
 from api.errors import EXCEPTION_HANDLERS
 from api.logs import redact_access_log
 from api.middleware import BodySizeLimit
+from api.request_target import RefuseControlCharacters
 from api.routes import ROUTES
 from api.services import Services
 from ramp import temporal
@@ -51,12 +52,13 @@ def create_app(settings: Settings | None = None) -> Starlette:
     app = Starlette(
         routes=ROUTES,
         middleware=[
+            Middleware(RefuseControlCharacters),
             Middleware(
                 BodySizeLimit,
                 max_bytes=settings.max_body_bytes,
                 # A step of the hosted onboarding may carry a document.
                 larger=[("/v1/onboarding/", max(MAX_SUBMISSION_BYTES, settings.max_body_bytes))],
-            )
+            ),
         ],
         exception_handlers=EXCEPTION_HANDLERS,
         lifespan=lifespan,

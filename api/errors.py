@@ -8,6 +8,7 @@ and never build error responses themselves.
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from http import HTTPStatus
 from typing import Any
 
@@ -15,7 +16,8 @@ from pydantic import ValidationError
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
-from starlette.types import ExceptionHandler
+from starlette.routing import BaseRoute, Match, Mount, Route
+from starlette.types import ExceptionHandler, Scope
 from temporalio.client import WorkflowUpdateFailedError, WorkflowUpdateRPCTimeoutOrCancelledError
 from temporalio.exceptions import ApplicationError
 from temporalio.service import RPCError, RPCStatusCode
@@ -73,13 +75,60 @@ def error_response(
     return JSONResponse(body.model_dump(mode="json"), status_code=status, headers=headers)
 
 
+def json_pointer(part: str | int) -> str:
+    """One reference token of an RFC 6901 pointer."""
+    return str(part).replace("~", "~0").replace("/", "~1")
+
+
 def validation_details(error: ValidationError) -> dict[str, Any]:
-    """Pydantic errors as the same {pointer, reason} list schema failures use."""
+    """Pydantic errors as the same {pointer, reason} list schema failures use, in our
+    wording (pydantic's own, such as `Field required`, never reaches a client)."""
     fields = []
     for item in error.errors(include_url=False, include_input=False):
-        pointer = "".join(f"/{part}" for part in item["loc"])
-        fields.append({"pointer": pointer, "reason": item["msg"]})
+        pointer = "".join(f"/{json_pointer(part)}" for part in item["loc"])
+        fields.append({"pointer": pointer or "/", "reason": field_reason(item)})
     return {"fields": fields}
+
+
+# Pydantic error types -> our reason; `{name}` is filled from the error's context.
+_REASONS = {
+    "missing": "is required",
+    "extra_forbidden": "is not allowed",
+    "string_type": "must be a string",
+    "int_type": "must be an integer",
+    "bool_type": "must be true or false",
+    "dict_type": "must be an object",
+    "model_type": "must be an object",
+    "model_attributes_type": "must be an object",
+    "list_type": "must be an array",
+    "string_too_short": "must be at least {min_length} characters",
+    "string_too_long": "must be at most {max_length} characters",
+    "string_pattern_mismatch": "must match the pattern {pattern}",
+    "too_short": "must have at least {min_length} items",
+    "too_long": "must have at most {max_length} items",
+    "greater_than_equal": "must be at least {ge}",
+    "less_than_equal": "must be at most {le}",
+    "greater_than": "must be greater than {gt}",
+    "less_than": "must be less than {lt}",
+    "enum": "must be one of {expected}",
+    "literal_error": "must be one of {expected}",
+}
+
+
+def field_reason(item: Any) -> str:
+    kind: str = item["type"]
+    context: dict[str, Any] = item.get("ctx") or {}
+    if kind in ("value_error", "assertion_error") and "error" in context:
+        return str(context["error"])  # our validators' own words
+    if kind in ("string_too_short", "too_short") and context.get("min_length") == 1:
+        return "must not be empty"
+    template = _REASONS.get(kind)
+    if template is None:
+        return "is not valid"
+    try:
+        return template.format(**context)
+    except (KeyError, IndexError):
+        return "is not valid"
 
 
 async def _api_error(_request: Request, exc: Exception) -> Response:
@@ -87,16 +136,49 @@ async def _api_error(_request: Request, exc: Exception) -> Response:
     return error_response(exc.status, exc.code, exc.message, exc.details, exc.headers)
 
 
-async def _http_error(_request: Request, exc: Exception) -> Response:
+async def _http_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, HTTPException)
     codes = {404: "NOT_FOUND", 405: "METHOD_NOT_ALLOWED"}
     message = {404: "no such endpoint", 405: "method not allowed on this endpoint"}
+    headers = dict(exc.headers) if exc.headers else {}
+    if exc.status_code == 405:
+        # Starlette names the methods of the first route of the path only.
+        allowed = allowed_methods(request)
+        if allowed:
+            headers["Allow"] = ", ".join(allowed)
     return error_response(
         exc.status_code,
         codes.get(exc.status_code, HTTPStatus(exc.status_code).name),
         message.get(exc.status_code, str(exc.detail)),
-        headers=dict(exc.headers) if exc.headers else None,
+        headers=headers or None,
     )
+
+
+def allowed_methods(request: Request) -> list[str]:
+    """Every method some route of the application serves at the request's path."""
+    scope: Scope = {
+        "type": "http",
+        "path": request.scope["path"],
+        "root_path": request.scope.get("app_root_path", ""),
+        "method": request.method,
+    }
+    found: set[str] = set()
+
+    def collect(routes: Sequence[BaseRoute], scope: Scope) -> None:
+        for route in routes:
+            match, child = route.matches(scope)
+            if match is Match.NONE:
+                continue
+            if isinstance(route, Route) and route.methods:
+                found.update(route.methods)
+            elif isinstance(route, Mount) and route.routes:
+                collect(route.routes, {**scope, **child})
+            elif isinstance(route, Mount):
+                # A mounted app without routes (static files) may say what it serves.
+                found.update(getattr(route.app, "methods", ()))
+
+    collect(getattr(request.app, "routes", []), scope)
+    return sorted(found)
 
 
 # HTTP status of each business error an intent's workflow can answer with.

@@ -88,6 +88,8 @@ def _error(status: int, kind: str, headers: dict[str, str]) -> HTMLResponse:
 class OnboardingAssets:
     """The page's static files, with `nosniff` and revalidation on every load."""
 
+    methods = ("GET", "HEAD")  # what StaticFiles serves; a 405 names them in `Allow`
+
     def __init__(self) -> None:
         self._files = StaticFiles(directory=STATIC)
 

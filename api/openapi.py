@@ -15,10 +15,14 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from api import schemas
+from api.openapi_bodies import request_body
+from api.services import services
 from ramp.catalog import Rail
+from ramp.config import Settings
 from ramp.onboarding.forms import AnySubmission
 from ramp.webhooks.events import WebhookEvent, WebhookEventType
 
+DEFAULT_MAX_BODY_BYTES: int = Settings.model_fields["max_body_bytes"].default
 Auth = Literal["basic", "bearer", "onboarding"] | None
 
 
@@ -39,6 +43,7 @@ class Operation:
     also: tuple[int, ...] = ()
     # Headers of the success response: name -> description.
     headers: tuple[tuple[str, str], ...] = ()
+    body_required: bool = True
 
 
 def _query(name: str, description: str) -> dict[str, Any]:
@@ -233,6 +238,7 @@ OPERATIONS: tuple[Operation, ...] = (
         auth="bearer",
         status=201,
         request=schemas.ExecuteIntent,
+        body_required=False,
         response=schemas.IntentEnvelope,
         parameters=(_path("intentId", "Intent id"),),
         errors=(400, 401, 404, 502, 503),
@@ -418,7 +424,7 @@ def _response(operation: Operation) -> dict[str, Any]:
     return {"description": "OK", "content": {"application/json": {"schema": schema}}}
 
 
-def _operation(operation: Operation) -> dict[str, Any]:
+def _operation(operation: Operation, max_body_bytes: int) -> dict[str, Any]:
     error = {
         "description": "Error",
         "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorEnvelope"}}},
@@ -450,19 +456,15 @@ def _operation(operation: Operation) -> dict[str, Any]:
     if operation.parameters:
         body["parameters"] = list(operation.parameters)
     if operation.request is not None:
-        body["requestBody"] = {
-            "required": True,
-            "content": {
-                "application/json": {
-                    "schema": {"$ref": f"#/components/schemas/{operation.request.__name__}"}
-                }
-            },
-        }
+        body["requestBody"] = request_body(
+            operation.request, operation.path, operation.body_required, max_body_bytes
+        )
     return body
 
 
 @cache
-def openapi_document() -> dict[str, Any]:
+def openapi_document(max_body_bytes: int = DEFAULT_MAX_BODY_BYTES) -> dict[str, Any]:
+    """The document, with the body size limit of the running service."""
     requests = {op.request for op in OPERATIONS if op.request is not None}
     responses = {
         model
@@ -478,11 +480,15 @@ def openapi_document() -> dict[str, Any]:
         ref_template="#/components/schemas/{model}",
     )
     components: dict[str, Any] = dict(definitions.get("$defs", {}))
+    # Documented per step instead (api/openapi_bodies.py): one body per requirement code.
+    components.pop(AnySubmission.__name__)
     components["CurrencyCode"] = schemas.CURRENCY_CODE_SCHEMA
     components["Rail"] = {"type": "string", "enum": [rail.value for rail in Rail]}
     paths: dict[str, Any] = {}
     for operation in OPERATIONS:
-        paths.setdefault(operation.path, {})[operation.method.lower()] = _operation(operation)
+        paths.setdefault(operation.path, {})[operation.method.lower()] = _operation(
+            operation, max_body_bytes
+        )
     return {
         "openapi": "3.1.0",
         "info": {
@@ -566,5 +572,5 @@ _EVENT_SUMMARIES = {
 }
 
 
-async def openapi_json(_request: Request) -> Response:
-    return JSONResponse(openapi_document())
+async def openapi_json(request: Request) -> Response:
+    return JSONResponse(openapi_document(services(request).settings.max_body_bytes))

@@ -5,8 +5,9 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import uuid
 from collections.abc import Callable, Mapping, Sequence
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any, TypeVar
 from urllib.parse import urlencode
 
@@ -14,10 +15,13 @@ from sqlalchemy import and_, or_
 from sqlmodel.sql.expression import SelectOfScalar
 from starlette.requests import Request
 
-from api.errors import bad_request
+from api.body import parse_json
+from api.errors import ApiError, bad_request
 
 DEFAULT_PAGE_SIZE = 20
 MAX_PAGE_SIZE = 100
+# A cursor we hand out is about 100 characters.
+_MAX_CURSOR_CHARS = 300
 
 Row = TypeVar("Row")
 
@@ -26,7 +30,10 @@ def page_size(request: Request) -> int:
     raw = request.query_params.get("limit")
     if raw is None:
         return DEFAULT_PAGE_SIZE
-    if not raw.isdigit() or not 1 <= int(raw) <= MAX_PAGE_SIZE:
+    # ASCII digits only (str.isdigit and int() also take "\uff11", fullwidth one), and
+    # few of them: int() refuses over 4300 digits with a ValueError.
+    digits = raw.isascii() and raw.isdigit() and len(raw) <= 3
+    if not digits or not 1 <= int(raw) <= MAX_PAGE_SIZE:
         raise bad_request(
             "VALIDATION_ERROR",
             f"limit must be an integer from 1 to {MAX_PAGE_SIZE}",
@@ -75,12 +82,26 @@ def _cursor(request: Request) -> tuple[datetime, str] | None:
     if raw is None:
         return None
     try:
-        created_at, last_id = json.loads(base64.urlsafe_b64decode(raw + "=" * (-len(raw) % 4)))
-        moment = datetime.fromisoformat(created_at)
-        if moment.tzinfo is None or not isinstance(last_id, str):
-            raise ValueError("incomplete cursor")
-    except (ValueError, TypeError, binascii.Error, UnicodeDecodeError):
+        return _decoded_cursor(raw)
+    except (ApiError, ValueError, TypeError, OverflowError, binascii.Error):
         raise bad_request(
             "INVALID_CURSOR", "cursor is not one this API returned (use the Link header)"
         ) from None
-    return moment, last_id
+
+
+def _decoded_cursor(raw: str) -> tuple[datetime, str]:
+    """The position a cursor of `next_page_headers` names; anything else raises. Only
+    what a row can hold gets to the query (a crafted one used to be a 500)."""
+    if not raw.isascii() or len(raw) > _MAX_CURSOR_CHARS:
+        raise ValueError("not a cursor")
+    decoded = parse_json(base64.urlsafe_b64decode(raw + "=" * (-len(raw) % 4)))
+    if not (isinstance(decoded, list) and len(decoded) == 2):
+        raise ValueError("not a cursor")
+    created_at, last_id = decoded
+    if not (isinstance(created_at, str) and isinstance(last_id, str)):
+        raise ValueError("not a cursor")
+    moment = datetime.fromisoformat(created_at)
+    if moment.tzinfo is None:
+        raise ValueError("naive timestamp")
+    # The id is a UUID: nothing else (NUL, control characters) reaches the database.
+    return moment.astimezone(UTC), str(uuid.UUID(last_id))

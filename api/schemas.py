@@ -79,7 +79,11 @@ class Resource(BaseModel):
 class CreateCustomer(RequestBody):
     id: Identifier
     subject_token: Annotated[StrictStr, Field(min_length=1, max_length=8192)] | None = None
-    metadata: dict[str, Any] | None = None
+    metadata: dict[str, Any] | None = Field(
+        default=None,
+        description="Free-form JSON object, stored and returned as sent; within the body's "
+        "limits (size, nesting) and its rules (no duplicate keys, finite numbers)",
+    )
 
 
 class WalletChallenge(RequestBody):
@@ -93,8 +97,14 @@ class WalletChallenge(RequestBody):
 class CreateExternalAccounts(RequestBody):
     src: Annotated[StrictStr, Field(min_length=1, max_length=32, examples=["USD"])]
     dest: Annotated[StrictStr, Field(min_length=1, max_length=32, examples=["USDC_ETHEREUM"])]
-    source: dict[str, Any]
-    destination: dict[str, Any]
+    source: dict[str, Any] = Field(
+        description="The source account: the `source` schema of "
+        "GET /external-accounts/requirements for the route"
+    )
+    destination: dict[str, Any] = Field(
+        description="The destination account: the `destination` schema of "
+        "GET /external-accounts/requirements for the route"
+    )
 
 
 class CreateIntent(RequestBody):

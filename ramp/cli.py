@@ -92,9 +92,12 @@ def api(host: str, port: int, data_dir: Path | None) -> int:
     import uvicorn
 
     from api.app import create_app
+    from api.protocol import ENVELOPE_PROTOCOL
 
     app = create_app(load_settings(data_dir))
-    uvicorn.run(app, host=host, port=port, log_level="info", proxy_headers=True)
+    uvicorn.run(
+        app, host=host, port=port, log_level="info", proxy_headers=True, http=ENVELOPE_PROTOCOL
+    )
     return 0
 
 

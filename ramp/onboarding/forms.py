@@ -91,9 +91,16 @@ LongText = Annotated[StrictStr, Field(min_length=1, max_length=1000), AfterValid
 Country = Annotated[
     StrictStr, Field(min_length=2, max_length=2, examples=["DE"]), AfterValidator(_country)
 ]
+_DATE_PATTERN = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"
 DateString = Annotated[
     StrictStr,
-    Field(pattern=r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$", examples=["1990-04-01"]),
+    Field(pattern=_DATE_PATTERN, examples=["1990-04-01"]),
+    AfterValidator(_date),
+]
+# No example: any fixed date leaves the window one day. The rule is in the description.
+RecentDate = Annotated[
+    StrictStr,
+    Field(pattern=_DATE_PATTERN, description="YYYY-MM-DD, within the last 12 months"),
     AfterValidator(_date),
 ]
 
@@ -189,7 +196,7 @@ class KycBasicSubmission(_Form):
 
     first_name: Text
     last_name: Text
-    date_of_birth: DateString
+    date_of_birth: DateString = Field(description="YYYY-MM-DD; the customer is 18 or older")
     nationality: Country
     address: Address
     id_document: IdentityDocument
@@ -227,7 +234,7 @@ class ProofOfAddressSubmission(_Form):
 
     document_type: Literal["UTILITY_BILL", "BANK_STATEMENT", "TAX_NOTICE"]
     issuer: Text
-    issue_date: DateString
+    issue_date: RecentDate
     file: Document
 
     @field_validator("issue_date")
