@@ -33,7 +33,8 @@ class Decision:
     @property
     def reset_seconds(self) -> int:
         """Whole seconds until the window closes, as headers give it (at least 1)."""
-        return max(1, math.ceil(self.reset_after))
+        # Rounded to the millisecond first: (now + 60) - now may come out 60.000000001.
+        return max(1, math.ceil(round(self.reset_after, 3)))
 
 
 class Limiter(ABC):
