@@ -15,6 +15,8 @@ proxy, uvicorn's `--forwarded-allow-ips` makes it the client's (`ramp api` trust
 
 from __future__ import annotations
 
+import ipaddress
+
 from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -28,7 +30,16 @@ _SCOPE_KEY = "ramp.rate_limit_headers"
 
 
 def source_address(request: Request) -> str:
-    return request.client.host if request.client else "unknown"
+    """Whom per-address limits count: the IPv4 address, or the IPv6 /64 (one subscriber
+    usually holds a whole /64, and would otherwise have 2^64 budgets)."""
+    host = request.client.host if request.client else "unknown"
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return host
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is None:
+        return str(ipaddress.ip_network(f"{address}/64", strict=False))
+    return str(address.ipv4_mapped if isinstance(address, ipaddress.IPv6Address) else address)
 
 
 def _too_many(code: str, message: str, decision: Decision) -> ApiError:

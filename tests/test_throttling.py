@@ -219,6 +219,22 @@ async def test_the_wallet_nonce_endpoint_is_limited_per_address(
         assert_throttled(await flood.post("/v1/walletpay/auth/challenge", json={}), "RATE_LIMITED")
 
 
+async def test_an_ipv6_network_of_one_subscriber_shares_one_budget(
+    migrated: Settings, backend: str, redis_prefix: str
+) -> None:
+    settings = throttled_settings(migrated, backend, redis_prefix, RAMP_RATE_LIMIT_PUBLIC="2/60")
+    async with running(settings) as client_from:
+        # One /64, three addresses in it: one budget.
+        for address in ("2001:db8:1:2::1", "2001:db8:1:2::2"):
+            nonce = await client_from(address).get("/v1/walletpay/auth/nonce")
+            assert nonce.status_code == 200
+        over = await client_from("2001:db8:1:2:ffff::9").get("/v1/walletpay/auth/nonce")
+        assert_throttled(over, "RATE_LIMITED")
+        # The next /64 is someone else.
+        other = await client_from("2001:db8:1:3::1").get("/v1/walletpay/auth/nonce")
+        assert other.status_code == 200
+
+
 async def test_the_onboarding_page_is_limited_per_address(
     migrated: Settings, backend: str, redis_prefix: str
 ) -> None:
