@@ -20,6 +20,7 @@ from sqlmodel import func, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from api.app import create_app
+from api.openapi import openapi_document
 from ramp.config import Settings
 from ramp.db.tables import WalletNonce
 from tests.conftest import ProjectCredentials, bearer, derive_settings, make_customer, make_project
@@ -342,3 +343,16 @@ def test_a_rate_that_is_not_count_per_seconds_is_refused_at_start(
 ) -> None:
     with pytest.raises(ValidationError, match="COUNT/SECONDS"):
         derive_settings(migrated, RAMP_RATE_LIMIT_PROJECT=rate)
+
+
+def test_the_openapi_document_announces_the_limits() -> None:
+    paths = openapi_document()["paths"]
+    providers = paths["/providers"]["get"]["responses"]
+    assert set(providers["200"]["headers"]) >= {
+        "RateLimit-Limit",
+        "RateLimit-Remaining",
+        "RateLimit-Reset",
+    }
+    for path, method in (("/providers", "get"), ("/walletpay/auth/nonce", "get")):
+        throttled = paths[path][method]["responses"]["429"]
+        assert "Retry-After" in throttled["headers"]
