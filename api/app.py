@@ -16,11 +16,13 @@ from api.middleware import BodySizeLimit
 from api.request_target import RefuseControlCharacters
 from api.routes import ROUTES
 from api.services import Services
+from api.throttling import RateLimitHeaders
 from ramp import temporal
 from ramp.config import Settings
 from ramp.db.engine import create_engine, session_factory
 from ramp.identity.oidc import OidcVerifier
 from ramp.onboarding.forms import MAX_SUBMISSION_BYTES
+from ramp.ratelimit import limiter_from_settings
 from ramp.security.tokens import TokenService
 
 
@@ -35,6 +37,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
         engine = create_engine(settings)
         # Lazy: the API starts (and /healthz reports) even while Temporal is down.
         client = await temporal.connect(settings, lazy=True)
+        limiter = limiter_from_settings(settings)
         try:
             yield {
                 "services": Services(
@@ -44,9 +47,11 @@ def create_app(settings: Settings | None = None) -> Starlette:
                     temporal=client,
                     tokens=tokens,
                     oidc=OidcVerifier(),
+                    limiter=limiter,
                 )
             }
         finally:
+            await limiter.close()
             await engine.dispose()
 
     app = Starlette(
@@ -59,6 +64,8 @@ def create_app(settings: Settings | None = None) -> Starlette:
                 # A step of the hosted onboarding may carry a document.
                 larger=[("/v1/onboarding/", max(MAX_SUBMISSION_BYTES, settings.max_body_bytes))],
             ),
+            # RateLimit-* headers of the project budget counted by authentication.
+            Middleware(RateLimitHeaders),
         ],
         exception_handlers=EXCEPTION_HANDLERS,
         lifespan=lifespan,

@@ -11,6 +11,7 @@ from starlette.requests import Request
 
 from api.errors import unauthorized
 from api.services import services
+from api.throttling import charge_project, record_auth_failure, refuse_while_locked_out
 from ramp.db.tables import Customer, Project
 from ramp.db.types import utcnow
 from ramp.projects import previous_secret_valid
@@ -38,7 +39,11 @@ def _authorization(request: Request, scheme: str, challenge: str) -> str:
 
 
 async def authenticate_project(request: Request, session: AsyncSession) -> Project:
-    """The project whose client credentials the request carries (looked up in `session`)."""
+    """The project whose client credentials the request carries (looked up in `session`).
+
+    Failed checks are counted per client id and per address (api/throttling.py); past
+    the limit the secret is not even compared.
+    """
     value = _authorization(request, "Basic", BASIC_CHALLENGE)
     try:
         client_id, sep, client_secret = (
@@ -46,8 +51,12 @@ async def authenticate_project(request: Request, session: AsyncSession) -> Proje
         )
     except (binascii.Error, UnicodeDecodeError):
         sep = ""
-    if not sep or not CLIENT_ID_SHAPE.fullmatch(client_id):
+    well_formed = bool(sep) and CLIENT_ID_SHAPE.fullmatch(client_id) is not None
+    throttled_id = client_id if well_formed else None
+    await refuse_while_locked_out(request, throttled_id)
+    if not well_formed:
         # A client id we could never have issued is not worth a database query.
+        await record_auth_failure(request, None)
         raise unauthorized("INVALID_CREDENTIALS", "invalid client credentials", BASIC_CHALLENGE)
     project = (await session.exec(select(Project).where(Project.client_id == client_id))).first()
     # An unknown client id is compared against a dummy hash so that it costs what a
@@ -60,7 +69,10 @@ async def authenticate_project(request: Request, session: AsyncSession) -> Proje
         assert project.previous_client_secret_hash is not None
         matches = client_secret_matches(client_secret, project.previous_client_secret_hash)
     if project is None or not matches or project.environment != services(request).settings.ramp_env:
+        # Unknown ids are counted like known ones: the lockout does not tell them apart.
+        await record_auth_failure(request, throttled_id)
         raise unauthorized("INVALID_CREDENTIALS", "invalid client credentials", BASIC_CHALLENGE)
+    await charge_project(request, project.id)
     return project
 
 
@@ -82,4 +94,5 @@ async def authenticate_customer(request: Request, session: AsyncSession) -> Cust
         or claims.environment != app.settings.ramp_env
     ):
         raise unauthorized("INVALID_TOKEN", "token is invalid", BEARER_CHALLENGE)
+    await charge_project(request, customer.project_id)
     return customer

@@ -5,7 +5,8 @@ reads everything it shows from the JSON API (api/onboarding.py) with the token o
 own URL. This module only checks the token, so that an expired or foreign link gets a
 clear error page at once, and sets the headers: a content security policy that loads
 nothing from anyone else, runs no inline script, and lets only the project's
-onboarding origins embed the page (`frame-ancestors`).
+onboarding origins embed the page (`frame-ancestors`), once the token proved which
+project that is.
 """
 
 from __future__ import annotations
@@ -24,8 +25,10 @@ from starlette.types import Message, Receive, Scope, Send
 from api.errors import ApiError
 from api.onboarding import check_onboarding_token
 from api.services import services
+from api.throttling import throttle_public
 from ramp.db.tables import IntentRow, Project
 from ramp.onboarding.origins import SECURITY_HEADERS, content_security_policy
+from ramp.security.tokens import InvalidToken
 
 STATIC = Path(__file__).resolve().parent / "static" / "onboarding"
 
@@ -48,30 +51,50 @@ def messages() -> dict[str, Any]:
 
 
 async def onboarding_page(request: Request) -> Response:
+    # Unauthenticated (the token is checked here, not by a scheme): counted per address.
+    await throttle_public(request, "onboarding-page")
     app = services(request)
     intent_id = request.path_params["intentId"]
-    async with app.db() as session:
-        intent = await session.get(IntentRow, intent_id)
-        owner = await session.get(Project, intent.project_id) if intent is not None else None
-    # The error pages too may show inside the project's iframe: they reveal nothing.
-    origins = list(owner.onboarding_origins) if owner is not None else []
-    headers = {**SECURITY_HEADERS, "Content-Security-Policy": content_security_policy(origins)}
-    if intent is None or not intent.onboarding:
-        return _error(404, "invalid", headers)
+    # Until a token we signed for this very intent is checked, the answer depends on the
+    # request alone, never on the database: it tells no one whether the intent exists,
+    # and names no project's origins (frame-ancestors 'none').
+    anonymous = _headers([])
     if "token" not in request.query_params:
         # A reload: the page took the token out of the address bar and kept it for the
-        # tab; its API calls carry it, and the page shows the error if it fails.
-        return HTMLResponse(_page(), headers=headers)
+        # tab; its API calls carry it, and the page shows the error if it fails. A reload
+        # of the frame alone is refused by the browser: the app frames frontendUrl again.
+        return HTMLResponse(_page(), headers=anonymous)
     token = request.query_params["token"]
+    expired = False
     try:
         customer_id = check_onboarding_token(app, token, intent_id)
     except ApiError as error:
-        if error.code == "TOKEN_EXPIRED":
-            return _error(401, "expired", headers)
-        return _error(404 if error.status == 404 else 401, "invalid", headers)
-    if customer_id != intent.customer_id:
-        return _error(404, "invalid", headers)
+        if error.code != "TOKEN_EXPIRED":
+            return _error(404 if error.status == 404 else 401, "invalid", anonymous)
+        try:
+            claims = app.tokens.expired_onboarding_claims(token)
+        except InvalidToken:
+            return _error(401, "invalid", anonymous)
+        if claims.intent_id != intent_id:
+            return _error(404, "invalid", anonymous)
+        # Our own link to this intent, expired: its page may say so inside the app's frame.
+        customer_id, expired = claims.customer_id, True
+    async with app.db() as session:
+        intent = await session.get(IntentRow, intent_id)
+        owner = await session.get(Project, intent.project_id) if intent is not None else None
+    if owner is None or intent is None or customer_id != intent.customer_id:
+        return _error(404, "invalid", anonymous)
+    if not intent.onboarding:
+        return _error(404, "invalid", anonymous)
+    # The error pages too may show inside the project's iframe: they reveal nothing.
+    headers = _headers(list(owner.onboarding_origins))
+    if expired:
+        return _error(401, "expired", headers)
     return HTMLResponse(_page(), headers=headers)
+
+
+def _headers(origins: list[str]) -> dict[str, str]:
+    return {**SECURITY_HEADERS, "Content-Security-Policy": content_security_policy(origins)}
 
 
 def _error(status: int, kind: str, headers: dict[str, str]) -> HTMLResponse:

@@ -406,6 +406,15 @@ OPERATIONS: tuple[Operation, ...] = (
 )
 
 _COMMON_ERRORS = (413, 415, 500)
+_RETRY_AFTER = {"description": "Seconds to wait", "schema": {"type": "integer"}}
+_RATE_LIMIT_HEADERS = {
+    f"RateLimit-{name}": {"description": description, "schema": {"type": "integer"}}
+    for name, description in (
+        ("Limit", "Requests the project may make per window"),
+        ("Remaining", "Requests left in the current window"),
+        ("Reset", "Seconds until the window closes"),
+    )
+}
 
 
 def _response(operation: Operation) -> dict[str, Any]:
@@ -435,12 +444,17 @@ def _operation(operation: Operation, max_body_bytes: int) -> dict[str, Any]:
             name: {"description": description, "schema": {"type": "string"}}
             for name, description in operation.headers
         }
+    if operation.auth in ("basic", "bearer"):
+        # The project's request budget (api/throttling.py).
+        responses[str(operation.status)].setdefault("headers", {}).update(_RATE_LIMIT_HEADERS)
     for status in operation.also:
         responses[str(status)] = _response(operation)
     for status in (*operation.errors, *_COMMON_ERRORS):
         if status == 415 and operation.request is None:
             continue
         responses[str(status)] = error
+    if operation.auth in ("basic", "bearer") or operation.path.startswith("/walletpay/"):
+        responses["429"] = {**error, "headers": {"Retry-After": _RETRY_AFTER}}
     body: dict[str, Any] = {
         "operationId": operation.operation_id,
         "summary": operation.summary,

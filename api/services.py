@@ -11,6 +11,7 @@ from temporalio.client import Client
 
 from ramp.config import Settings
 from ramp.identity.oidc import OidcVerifier
+from ramp.ratelimit import Limiter
 from ramp.security.tokens import TokenService
 
 
@@ -22,6 +23,7 @@ class Services:
     temporal: Client
     tokens: TokenService
     oidc: OidcVerifier
+    limiter: Limiter
 
 
 def services(request: Request) -> Services:

@@ -16,6 +16,7 @@ from api.errors import bad_request, unauthorized
 from api.render import json_resource
 from api.schemas import WalletChallenge, WalletToken
 from api.services import services
+from api.throttling import throttle_public
 from ramp.db.tables import WalletNonce
 from ramp.db.types import utcnow
 from ramp.identity.wallet import WalletSignInError, verify_sign_in
@@ -28,6 +29,8 @@ async def issue_nonce(request: Request) -> Response:
     if request.method == "HEAD":
         # Starlette answers HEAD with the GET endpoint: a probe must not store a nonce.
         return PlainTextResponse("", headers=NO_STORE)
+    # Unauthenticated, and each call stores a row: counted per source address.
+    await throttle_public(request, "wallet-nonce")
     app = services(request)
     nonce = secrets.token_hex(16)  # EIP-4361: alphanumeric, at least 8 characters
     now = utcnow()
@@ -44,6 +47,8 @@ async def issue_nonce(request: Request) -> Response:
 
 
 async def verify_challenge(request: Request) -> Response:
+    # Unauthenticated, and a verification costs up to a few hundred ms of CPU.
+    await throttle_public(request, "wallet-challenge")
     body = await read_json(request, WalletChallenge)
     app = services(request)
     settings = app.settings

@@ -6,6 +6,7 @@ reads the environment after that.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from enum import StrEnum
 from functools import cached_property
 from pathlib import Path
@@ -14,10 +15,22 @@ from urllib.parse import urlsplit
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from ramp.ratelimit.rates import Rate, parse_rate
+
 
 class Environment(StrEnum):
     SANDBOX = "sandbox"
     PRODUCTION = "production"
+
+
+@dataclass(frozen=True)
+class RateLimits:
+    """The configured rates; None where a limit is `off`."""
+
+    project: Rate | None
+    public: Rate | None
+    auth_failures_per_client: Rate | None
+    auth_failures_per_address: Rate | None
 
 
 class Settings(BaseSettings):
@@ -56,6 +69,21 @@ class Settings(BaseSettings):
         default="60,300,1800,7200,86400", alias="RAMP_WEBHOOK_RETRY_DELAYS"
     )
     webhook_timeout_seconds: float = Field(default=30.0, gt=0, alias="RAMP_WEBHOOK_TIMEOUT")
+    # Throttling (docs/decisions.md, "Limits"). Rates are COUNT/SECONDS, or `off`.
+    # Empty: counters in this process's memory; a redis:// URL: shared by every process.
+    rate_limit_redis_url: SecretStr = Field(
+        default=SecretStr(""), alias="RAMP_RATE_LIMIT_REDIS_URL"
+    )
+    rate_limit_key_prefix: str = Field(default="ramp:ratelimit:", alias="RAMP_RATE_LIMIT_PREFIX")
+    # Authenticated requests per project (Basic and customer tokens together).
+    project_rate_limit: str = Field(default="6000/60", alias="RAMP_RATE_LIMIT_PROJECT")
+    # Requests per source address to each unauthenticated endpoint (wallet sign-in,
+    # the onboarding page).
+    public_rate_limit: str = Field(default="60/60", alias="RAMP_RATE_LIMIT_PUBLIC")
+    # Failed client-credential checks; once over, every attempt is refused until the
+    # window closes, the right secret too.
+    auth_failures_per_client: str = Field(default="20/300", alias="RAMP_AUTH_FAILURES_PER_CLIENT")
+    auth_failures_per_address: str = Field(default="50/300", alias="RAMP_AUTH_FAILURES_PER_ADDRESS")
 
     @field_validator("public_url")
     @classmethod
@@ -69,6 +97,26 @@ class Settings(BaseSettings):
         if not all(_non_negative_number(part) for part in delays):
             raise ValueError("RAMP_WEBHOOK_RETRY_DELAYS takes seconds, comma-separated")
         return ",".join(delays)
+
+    @field_validator(
+        "project_rate_limit",
+        "public_rate_limit",
+        "auth_failures_per_client",
+        "auth_failures_per_address",
+    )
+    @classmethod
+    def _rate(cls, value: str) -> str:
+        parse_rate(value)
+        return value.strip()
+
+    @cached_property
+    def rate_limits(self) -> RateLimits:
+        return RateLimits(
+            project=parse_rate(self.project_rate_limit),
+            public=parse_rate(self.public_rate_limit),
+            auth_failures_per_client=parse_rate(self.auth_failures_per_client),
+            auth_failures_per_address=parse_rate(self.auth_failures_per_address),
+        )
 
     @property
     def webhook_retry_delays_seconds(self) -> tuple[float, ...]:

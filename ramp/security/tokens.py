@@ -90,7 +90,9 @@ class TokenService:
         }
         return jwt.encode(payload, self._private_key, algorithm=ALGORITHM, headers={"typ": "JWT"})
 
-    def _decode(self, token: str, audience: str, issuer: str) -> dict[str, object]:
+    def _decode(
+        self, token: str, audience: str, issuer: str, *, verify_exp: bool = True
+    ) -> dict[str, object]:
         try:
             claims: dict[str, object] = jwt.decode(
                 token,
@@ -98,7 +100,10 @@ class TokenService:
                 algorithms=[ALGORITHM],  # pinned: never trust the token's own `alg`
                 audience=audience,
                 issuer=issuer,
-                options={"require": ["iss", "aud", "sub", "exp", "iat", "jti"]},
+                options={
+                    "require": ["iss", "aud", "sub", "exp", "iat", "jti"],
+                    "verify_exp": verify_exp,
+                },
             )
         except jwt.ExpiredSignatureError as error:
             raise InvalidToken("token has expired", expired=True) from error
@@ -136,6 +141,12 @@ class TokenService:
 
     def verify_onboarding_token(self, token: str) -> OnboardingClaims:
         claims = self._decode(token, ONBOARDING_AUDIENCE, self.issuer)
+        return OnboardingClaims(intent_id=str(claims["sub"]), customer_id=str(claims.get("cid")))
+
+    def expired_onboarding_claims(self, token: str) -> OnboardingClaims:
+        """Whose link an expired onboarding token was: everything is checked but `exp`.
+        Only to word an error page; it grants nothing."""
+        claims = self._decode(token, ONBOARDING_AUDIENCE, self.issuer, verify_exp=False)
         return OnboardingClaims(intent_id=str(claims["sub"]), customer_id=str(claims.get("cid")))
 
     def issue_wallet_token(self, address: str, chain_id: int, ttl: timedelta) -> str:
