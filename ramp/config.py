@@ -14,6 +14,10 @@ from urllib.parse import urlsplit
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+# Onboarding submissions are purged this many days after their intent ended
+# (docs/decisions.md, "Data at rest").
+DEFAULT_KYC_RETENTION_DAYS = 90
+
 
 class Environment(StrEnum):
     SANDBOX = "sandbox"
@@ -56,6 +60,9 @@ class Settings(BaseSettings):
         default="60,300,1800,7200,86400", alias="RAMP_WEBHOOK_RETRY_DELAYS"
     )
     webhook_timeout_seconds: float = Field(default=30.0, gt=0, alias="RAMP_WEBHOOK_TIMEOUT")
+    kyc_retention_days: float = Field(
+        default=DEFAULT_KYC_RETENTION_DAYS, ge=0, alias="RAMP_KYC_RETENTION_DAYS"
+    )
 
     @field_validator("public_url")
     @classmethod

@@ -24,9 +24,10 @@ def private_dir(path: Path) -> Path:
 
 def private_sqlite_file(path: Path) -> None:
     """Creates the database file 0600 before SQLite opens it, and tightens its
-    companions. A missing parent is made 0700; an existing one (the data dir aside,
-    which `private_dir` handles) is left alone: it may be shared, like /tmp. SQLite gives -wal, -shm and -journal files the mode of the database
-    file, so those created later are 0600 too."""
+    companions. SQLite gives -wal, -shm and -journal files the mode of the database
+    file, so those created later are 0600 too. A missing parent is made 0700; an
+    existing one is left alone: it may be shared, like /tmp (the data dir is made
+    private by `private_dir`)."""
     if not path.parent.exists():
         private_dir(path.parent)
     fd = os.open(path, os.O_WRONLY | os.O_CREAT, PRIVATE_FILE_MODE)
