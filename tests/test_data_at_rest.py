@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import stat
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -20,10 +21,12 @@ from ramp.db.engine import create_engine
 from ramp.db.migrate import upgrade
 from ramp.db.tables import Organization
 from ramp.security.keys import dev_keys, generated_keys
+from ramp.security.tokens import TokenService
 from tests.conftest import ProjectCredentials
 from tests.payments import ACH, SEPA, bank, create_intent, register_accounts, wallet
 
 EMAIL = "alex.morgan@example.com"
+SIGNER = "0x" + "cd" * 20
 # Everything here identifies a person or an account: none may be stored in plain text.
 SECRETS = [
     ACH["accountIdentifier"]["accountNumber"],
@@ -33,6 +36,7 @@ SECRETS = [
     SEPA["beneficiary"]["taxId"],
     "Alex Morgan",
     EMAIL,
+    SIGNER,
 ]
 
 
@@ -63,9 +67,12 @@ async def test_account_identifiers_and_customer_data_are_stored_encrypted(
     client: httpx.AsyncClient, project: ProjectCredentials, migrated: Settings, worker: Worker
 ) -> None:
     metadata: dict[str, Any] = {"email": EMAIL, "plan": "pro"}
-    created = await client.post(
-        "/v1/customers", json={"id": "user-at-rest", "metadata": metadata}, headers=project.basic
+    # Signed in with a wallet: its address is the identity's subject.
+    signed_in = TokenService.from_settings(migrated).issue_wallet_token(
+        SIGNER, 100, timedelta(minutes=5)
     )
+    body = {"id": "user-at-rest", "metadata": metadata, "subject_token": signed_in}
+    created = await client.post("/v1/customers", json=body, headers=project.basic)
     assert created.status_code == 201, created.text
     token = created.json()["access_token"]
     usd = await register_accounts(client, token)
@@ -80,8 +87,11 @@ async def test_account_identifiers_and_customer_data_are_stored_encrypted(
     assert intent["src"]["metadata"] == ACH
     assert intent["dest"]["metadata"] == wallet("USDC_ETHEREUM")
     retrieved = await client.post(
-        "/v1/customers", json={"id": "user-at-rest"}, headers=project.basic
+        "/v1/customers",
+        json={"id": "user-at-rest", "subject_token": signed_in},
+        headers=project.basic,
     )
+    assert retrieved.status_code == 200, retrieved.text
     assert retrieved.json()["metadata"] == metadata
     opened_eur = await create_intent(client, token, eur)
     assert opened_eur.status_code == 201, opened_eur.text
@@ -100,7 +110,7 @@ async def test_account_identifiers_and_customer_data_are_stored_encrypted(
 
 async def test_data_dir_and_sqlite_files_are_private(tmp_path: Path) -> None:
     data_dir = tmp_path / "data"
-    settings = Settings(RAMP_DATA_DIR=str(data_dir), DATABASE_URL="", **generated_keys())
+    settings = _sqlite_settings(data_dir)
     previous = os.umask(0o022)  # the usual default: world-readable files
     try:
         upgrade(settings)
@@ -127,7 +137,7 @@ async def test_data_dir_and_sqlite_files_are_private(tmp_path: Path) -> None:
 async def test_files_an_older_version_left_readable_are_tightened(tmp_path: Path) -> None:
     data_dir = tmp_path / "data"
     data_dir.mkdir(mode=0o755)
-    settings = Settings(RAMP_DATA_DIR=str(data_dir), DATABASE_URL="", **generated_keys())
+    settings = _sqlite_settings(data_dir)
     upgrade(settings)
     database = data_dir / "ramp.db"
     wal = Path(f"{database}-wal")
@@ -139,6 +149,11 @@ async def test_files_an_older_version_left_readable_are_tightened(tmp_path: Path
     assert _mode(data_dir) == 0o700
     assert _mode(database) == 0o600
     assert _mode(wal) == 0o600
+
+
+def _sqlite_settings(data_dir: Path) -> Settings:
+    keys: dict[str, Any] = generated_keys()
+    return Settings(RAMP_DATA_DIR=str(data_dir), DATABASE_URL="", **keys)
 
 
 def _mode(path: Path) -> int:

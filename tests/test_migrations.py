@@ -6,6 +6,7 @@ import os
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -25,9 +26,13 @@ from ramp.db import tables  # noqa: F401  (registers the tables)
 from ramp.db.migrate import upgrade
 from ramp.db.types import UTCDateTime, utcnow
 from ramp.security.encryption import SecretBox
+from ramp.security.tokens import TokenService
 from tests.conftest import derive_settings, make_project, serve
 from tests.payments import ACH, EVM_ADDRESS, create_intent, wallet
 from worker import build_worker
+
+SIGNER = "0x" + "ab" * 20
+PERSONAL_TABLES = ("external_account", "customer", "customer_identity")
 
 
 def test_migrated_schema_matches_the_tables(migrated: Settings) -> None:
@@ -92,6 +97,18 @@ def _insert_plain_rows(settings: Settings, project_id: str, rows: dict[str, Any]
                     created_at=now, updated_at=now,
                 )
             )  # fmt: skip
+        identity = sa.table(
+            "customer_identity",
+            *map(sa.column, ("id", "project_id", "customer_id", "issuer", "subject")),
+            sa.column("created_at", UTCDateTime()),
+        )
+        issuer, subject = rows["identity"]
+        connection.execute(
+            identity.insert().values(
+                id=str(uuid.uuid4()), project_id=project_id, customer_id=rows["customer"],
+                issuer=issuer, subject=subject, created_at=now,
+            )
+        )  # fmt: skip
     engine.dispose()
 
 
@@ -122,12 +139,14 @@ async def test_upgrade_encrypts_existing_accounts_and_customers_in_place(
                 (str(uuid.uuid4()), "CRYPTO_ADDRESS", "USDC_ETHEREUM", wallet("USDC_ETHEREUM")),
             ],
         }
+        tokens = TokenService.from_settings(old)
+        rows["identity"] = (tokens.wallet_issuer, f"eip155:100:{SIGNER}")
         _insert_plain_rows(old, credentials.project_id, rows)
 
         upgrade(old)
 
-        stored = _raw(old, "external_account") + _raw(old, "customer")
-        for plain in ("000123456789", "12-3456789", "Alex Morgan", EVM_ADDRESS, "legacy@"):
+        stored = "".join(_raw(old, table) for table in PERSONAL_TABLES)
+        for plain in ("000123456789", "12-3456789", "Alex Morgan", EVM_ADDRESS, "legacy@", SIGNER):
             assert plain not in stored, plain
         engine = engines.create_engine(old)
         try:
@@ -148,5 +167,14 @@ async def test_upgrade_encrypts_existing_accounts_and_customers_in_place(
                 intent = opened.json()["intent"]
                 assert intent["src"]["metadata"] == ACH
                 assert intent["dest"]["metadata"] == wallet("USDC_ETHEREUM")
+                # The wallet linked before the upgrade is found by its keyed hash.
+                wallet_token = tokens.issue_wallet_token(SIGNER, 100, timedelta(minutes=5))
+                taken = await client.post(
+                    "/v1/customers",
+                    json={"id": "someone-else", "subject_token": wallet_token},
+                    headers=credentials.basic,
+                )
+                assert taken.status_code == 409, taken.text
+                assert taken.json()["code"] == "IDENTITY_ALREADY_LINKED"
         finally:
             await engine.dispose()

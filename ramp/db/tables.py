@@ -132,12 +132,14 @@ class CustomerIdentity(SQLModel, table=True):
     """A verified identity (OIDC subject or wallet address) linked to a customer."""
 
     __tablename__ = "customer_identity"
-    __table_args__ = (UniqueConstraint("project_id", "issuer", "subject"),)
+    __table_args__ = (UniqueConstraint("project_id", "issuer", "subject_hash"),)
     id: str = Field(primary_key=True, max_length=36)
     project_id: str = Field(foreign_key="project.id", max_length=36)
     customer_id: str = Field(foreign_key="customer.id", index=True, max_length=36)
     issuer: str = Field(max_length=500)
-    subject: str = Field(max_length=500)
+    # SecretBox.keyed_hash of the subject (a wallet address, an OIDC subject): it is
+    # only ever looked up, never shown, so it is not stored at all.
+    subject_hash: str = Field(max_length=500)
     created_at: datetime = _created()
 
 

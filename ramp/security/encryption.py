@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import hmac
 
@@ -53,6 +54,12 @@ class SecretBox:
     def keyed_hashes(self, value: str) -> list[str]:
         """The hash of `value` under every key: what a lookup must match (rotation)."""
         return [_hmac(key, value) for key in self._hash_keys]
+
+
+@functools.lru_cache(maxsize=4)
+def cached_secret_box(keys: str) -> SecretBox:
+    """One SecretBox per key set, for callers that only hold settings (the API)."""
+    return SecretBox(keys)
 
 
 def _derive_hash_key(fernet_key: str) -> bytes:

@@ -1,4 +1,5 @@
-"""data at rest: account and customer metadata encrypted in place, onboarding verdicts
+"""data at rest: account and customer metadata encrypted in place, identity subjects
+replaced by their keyed hash, onboarding verdicts
 
 Revision ID: 0005
 Revises: 0004
@@ -39,6 +40,12 @@ def upgrade() -> None:
             if not nullable:
                 batch_op.alter_column("metadata_encrypted", existing_type=sa.Text(), nullable=False)
 
+    with op.batch_alter_table("customer_identity", schema=None) as batch_op:
+        batch_op.alter_column(
+            "subject", new_column_name="subject_hash", existing_type=sa.String(length=500)
+        )
+    _hash_subjects()
+
     op.create_table(
         "onboarding_verdict",
         sa.Column("submission_id", sa.String(length=36), nullable=False),
@@ -68,6 +75,10 @@ def downgrade() -> None:
         batch_op.drop_index(batch_op.f("ix_onboarding_verdict_intent_id"))
         batch_op.drop_index(batch_op.f("ix_onboarding_verdict_customer_id"))
     op.drop_table("onboarding_verdict")
+    with op.batch_alter_table("customer_identity", schema=None) as batch_op:
+        batch_op.alter_column(
+            "subject_hash", new_column_name="subject", existing_type=sa.String(length=500)
+        )
     for table, nullable in _TABLES:
         with op.batch_alter_table(table, schema=None) as batch_op:
             batch_op.add_column(sa.Column("metadata", sa.JSON(), nullable=True))
@@ -76,6 +87,24 @@ def downgrade() -> None:
             batch_op.drop_column("metadata_encrypted")
             if not nullable:
                 batch_op.alter_column("metadata", existing_type=sa.JSON(), nullable=False)
+
+
+def _hash_subjects() -> None:
+    """A hash cannot be undone: a downgrade keeps the hashes (such identities are not
+    found again by the old code; their customers still are, by their own id)."""
+    identities = sa.table(
+        "customer_identity", sa.column("id", sa.String), sa.column("subject_hash", sa.String)
+    )
+    connection = op.get_bind()
+    plain = connection.execute(sa.select(identities.c.id, identities.c.subject_hash)).all()
+    box = _secret_box(len(plain))
+    for row_id, subject in plain:
+        assert box is not None
+        connection.execute(
+            identities.update()
+            .where(identities.c.id == row_id)
+            .values(subject_hash=box.keyed_hash(subject))
+        )
 
 
 def _secret_box(rows: int) -> SecretBox | None:
