@@ -25,13 +25,11 @@ def private_dir(path: Path) -> Path:
 def private_sqlite_file(path: Path) -> None:
     """Creates the database file 0600 before SQLite opens it, and tightens its
     companions. SQLite gives -wal, -shm and -journal files the mode of the database
-    file, so those created later are 0600 too. A missing parent is made 0700; an
-    existing one is left alone: it may be shared, like /tmp (the data dir is made
-    private by `private_dir`)."""
-    if not path.parent.exists():
-        private_dir(path.parent)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT, PRIVATE_FILE_MODE)
-    os.close(fd)
+    file, so those created later are 0600 too. A missing folder is not made: a
+    misspelt DATABASE_URL must fail, as it would without this."""
+    if not path.parent.is_dir():
+        return
+    os.close(os.open(path, os.O_WRONLY | os.O_CREAT, PRIVATE_FILE_MODE))
     for candidate in (path, *(Path(f"{path}{suffix}") for suffix in SQLITE_COMPANIONS)):
         if candidate.exists():
             os.chmod(candidate, PRIVATE_FILE_MODE)
