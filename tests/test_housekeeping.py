@@ -10,8 +10,10 @@ from typing import Any
 import httpx
 from sqlmodel import select
 from sqlmodel.ext.asyncio.session import AsyncSession
-from temporalio.client import Client
-from temporalio.worker import Worker
+from temporalio.client import Client, WorkflowHistory
+from temporalio.contrib.pydantic import pydantic_data_converter
+from temporalio.worker import Replayer, Worker
+from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxRestrictions
 
 import worker as service_worker
 from ramp.config import Settings
@@ -19,6 +21,7 @@ from ramp.db.tables import OnboardingSubmission, OnboardingVerdict, WalletNonce
 from ramp.db.types import utcnow
 from ramp.housekeeping import SCHEDULE_ID, NoncePurge, NoncePurgeResult
 from ramp.temporal import TASK_QUEUE
+from tests.histories.record import HISTORIES
 from tests.payments import get_intent, step_status
 from tests.test_onboarding_api import (
     DOCUMENT_NUMBER,
@@ -126,3 +129,20 @@ async def test_submissions_are_purged_after_retention_leaving_the_verdict(
     envelope = await get_intent(client, token, ended)
     assert step_status(envelope, "KYC_BASIC") == "REJECTED"
     assert (await housekeeping(0)).submissions_purged == 0
+
+
+async def test_runs_recorded_before_submissions_were_purged_still_replay() -> None:
+    """`housekeeping_nonces_only.json` is a run of the workflow as it was before it
+    purged submissions (one activity); the `workflow.patched` guard keeps it replaying."""
+    history = WorkflowHistory.from_json(
+        "replay-housekeeping", (HISTORIES / "housekeeping_nonces_only.json").read_text()
+    )
+    replayer = Replayer(
+        workflows=[PurgeExpiredNonces],
+        data_converter=pydantic_data_converter,
+        workflow_runner=SandboxedWorkflowRunner(
+            restrictions=SandboxRestrictions.default.with_passthrough_all_modules()
+        ),
+    )
+    result = await replayer.replay_workflow(history)
+    assert result.replay_failure is None
