@@ -31,7 +31,7 @@ from activities.onboarding import OnboardingActivities
 from activities.webhooks import WebhookActivities, WebhookOutbox
 from ramp import temporal
 from ramp.adapters import ProviderAdapters, catalog_adapters
-from ramp.config import Settings
+from ramp.config import DEFAULT_KYC_RETENTION_DAYS, Settings
 from ramp.db.engine import create_engine, session_factory
 from ramp.housekeeping import PURGE_INTERVAL_MINUTES, SCHEDULE_ID, NoncePurge
 from ramp.onboarding.verification import Verifiers, catalog_verifiers
@@ -54,10 +54,12 @@ def build_worker(
     delivery: DeliveryPolicy | None = None,
     verifiers: Verifiers | None = None,
     outbox: WebhookOutbox | None = None,
+    kyc_retention: timedelta = timedelta(days=DEFAULT_KYC_RETENTION_DAYS),
 ) -> Worker:
     """The worker with every workflow and activity; database work goes through `db`,
-    secrets (webhook signing keys) are decrypted with `secret_box`."""
-    housekeeping = HousekeepingActivities(db)
+    secrets (webhook signing keys) are decrypted with `secret_box`; onboarding
+    submissions are purged `kyc_retention` after their intent ended."""
+    housekeeping = HousekeepingActivities(db, secret_box, kyc_retention)
     outbox = outbox or WebhookOutbox(client, delivery or DeliveryPolicy())
     intents = IntentActivities(db, adapters or catalog_adapters(), outbox)
     webhooks = WebhookActivities(db, secret_box)
@@ -68,6 +70,7 @@ def build_worker(
         workflows=[PurgeExpiredNonces, IntentWorkflow, WebhookDeliveryWorkflow],
         activities=[
             housekeeping.purge_expired_nonces,
+            housekeeping.purge_ended_submissions,
             intents.select_provider,
             intents.check_requirements,
             intents.create_transaction,
@@ -127,6 +130,7 @@ async def run(settings: Settings) -> None:
             session_factory(engine),
             SecretBox.from_settings(settings),
             delivery=delivery_policy(settings),
+            kyc_retention=timedelta(days=settings.kyc_retention_days),
         ):
             logger.info("worker polling task queue %r", temporal.TASK_QUEUE)
             await stop.wait()

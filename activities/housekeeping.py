@@ -10,14 +10,29 @@ from sqlmodel import col
 from sqlmodel.ext.asyncio.session import AsyncSession
 from temporalio import activity
 
+from ramp.config import DEFAULT_KYC_RETENTION_DAYS
 from ramp.db.tables import WalletNonce
 from ramp.db.types import utcnow
-from ramp.housekeeping import NoncePurge, NoncePurgeResult
+from ramp.housekeeping import (
+    NoncePurge,
+    NoncePurgeResult,
+    SubmissionPurge,
+    SubmissionPurgeResult,
+)
+from ramp.onboarding.retention import purge_batch
+from ramp.security.encryption import SecretBox
 
 
 class HousekeepingActivities:
-    def __init__(self, db: async_sessionmaker[AsyncSession]) -> None:
+    def __init__(
+        self,
+        db: async_sessionmaker[AsyncSession],
+        secret_box: SecretBox,
+        kyc_retention: timedelta = timedelta(days=DEFAULT_KYC_RETENTION_DAYS),
+    ) -> None:
         self._db = db
+        self._box = secret_box
+        self._kyc_retention = kyc_retention
 
     @activity.defn
     async def purge_expired_nonces(self, request: NoncePurge) -> NoncePurgeResult:
@@ -33,3 +48,22 @@ class HousekeepingActivities:
             )
             await session.commit()
         return NoncePurgeResult(deleted=result.rowcount)
+
+    @activity.defn
+    async def purge_ended_submissions(self, request: SubmissionPurge) -> SubmissionPurgeResult:
+        """Onboarding submissions of intents that ended more than the retention period
+        ago: deleted, each leaving its verdict (ramp/onboarding/retention.py). In
+        batches, each committed, so a retry after a crash resumes where it stopped."""
+        retention = (
+            self._kyc_retention
+            if request.retention_seconds is None
+            else timedelta(seconds=request.retention_seconds)
+        )
+        purged = 0
+        while True:
+            async with self._db() as session:
+                count = await purge_batch(session, self._box, retention)
+            purged += count
+            activity.heartbeat(purged)
+            if count == 0:
+                return SubmissionPurgeResult(purged=purged)

@@ -6,7 +6,7 @@ import uuid
 from dataclasses import dataclass
 
 from sqlalchemy.exc import IntegrityError
-from sqlmodel import select
+from sqlmodel import col, select
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import Response
@@ -19,6 +19,7 @@ from api.schemas import CreateCustomer
 from api.services import Services, services
 from ramp.db.tables import Customer, CustomerIdentity, Project, TrustedIssuer
 from ramp.identity import oidc
+from ramp.security.encryption import cached_secret_box
 from ramp.security.tokens import CustomerClaims, InvalidToken
 
 
@@ -60,6 +61,7 @@ async def create_customer(request: Request) -> Response:
 async def _create_or_retrieve(
     app: Services, project: Project, body: CreateCustomer, identity: Identity | None
 ) -> tuple[Customer, bool]:
+    box = cached_secret_box(app.settings.encryption_keys.get_secret_value())
     async with app.db() as session:
         customer = (
             await session.exec(
@@ -83,7 +85,8 @@ async def _create_or_retrieve(
                     select(CustomerIdentity).where(
                         CustomerIdentity.project_id == project.id,
                         CustomerIdentity.issuer == identity.issuer,
-                        CustomerIdentity.subject == identity.subject,
+                        # Stored under the current key, maybe under an older one.
+                        col(CustomerIdentity.subject_hash).in_(box.keyed_hashes(identity.subject)),
                     )
                 )
             ).first()
@@ -100,7 +103,7 @@ async def _create_or_retrieve(
                         project_id=project.id,
                         customer_id=customer.id,
                         issuer=identity.issuer,
-                        subject=identity.subject,
+                        subject_hash=box.keyed_hash(identity.subject),
                     )
                 )
         await session.commit()

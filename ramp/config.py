@@ -17,6 +17,10 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from ramp.ratelimit.rates import Rate, parse_rate
 
+# Onboarding submissions are purged this many days after their intent ended
+# (docs/decisions.md, "Data at rest").
+DEFAULT_KYC_RETENTION_DAYS = 90
+
 
 class Environment(StrEnum):
     SANDBOX = "sandbox"
@@ -84,6 +88,9 @@ class Settings(BaseSettings):
     # window closes, the right secret too.
     auth_failures_per_client: str = Field(default="20/300", alias="RAMP_AUTH_FAILURES_PER_CLIENT")
     auth_failures_per_address: str = Field(default="50/300", alias="RAMP_AUTH_FAILURES_PER_ADDRESS")
+    kyc_retention_days: float = Field(
+        default=DEFAULT_KYC_RETENTION_DAYS, ge=0, alias="RAMP_KYC_RETENTION_DAYS"
+    )
 
     @field_validator("public_url")
     @classmethod

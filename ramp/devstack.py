@@ -22,6 +22,7 @@ from ramp.db.tables import Project
 from ramp.onboarding.origins import DEV_ORIGINS
 from ramp.onboarding.projects import load_project, set_onboarding_origins
 from ramp.security.encryption import SecretBox
+from ramp.security.files import private_dir
 from ramp.settings_loader import load_settings
 from ramp.supervisor import ChildSpec, Supervisor
 from ramp.temporal_server import dev_server_args, ensure_search_attributes, wait_until_serving
@@ -74,7 +75,8 @@ class DevStack:
         }
 
     def run(self) -> int:
-        self.data_dir.mkdir(parents=True, exist_ok=True)
+        # Databases and keys live here: the service's user only (ramp/security/files.py).
+        private_dir(self.data_dir)
         settings = self.settings()
         upgrade(settings)
         marker = self.data_dir / DEMO_PROJECT_FILE

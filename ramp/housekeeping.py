@@ -2,16 +2,33 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 SCHEDULE_ID = "ramp-housekeeping"
 PURGE_INTERVAL_MINUTES = 15
 
 
 class NoncePurge(BaseModel):
+    """The input of a housekeeping run (named for its first task, nonces)."""
+
     # Consumed or expired nonces are kept this long before deletion, for forensics.
     retention_seconds: int = 24 * 3600
+    # Onboarding submissions: None keeps the worker's RAMP_KYC_RETENTION_DAYS; an
+    # operator's one-off run (an erasure request, say) may pass a shorter period.
+    kyc_retention_seconds: float | None = Field(default=None, ge=0)
+
+
+class SubmissionPurge(BaseModel):
+    retention_seconds: float | None = Field(default=None, ge=0)
 
 
 class NoncePurgeResult(BaseModel):
+    """What one housekeeping run did (named for its first task, nonces)."""
+
     deleted: int
+    # Onboarding submissions past their retention, replaced by their verdicts.
+    submissions_purged: int = 0
+
+
+class SubmissionPurgeResult(BaseModel):
+    purged: int

@@ -1,15 +1,38 @@
-"""The migrations build exactly the schema the code declares."""
+"""The migrations build exactly the schema the code declares, and keep the data."""
 
 from __future__ import annotations
 
+import os
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import sqlalchemy as sa
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from sqlalchemy import create_engine
 from sqlmodel import SQLModel
+from sqlmodel.ext.asyncio.session import AsyncSession
+from temporalio.client import Client
+from temporalio.testing import WorkflowEnvironment
 
-from ramp.config import Settings
+from api.app import create_app
+from ramp.config import Settings, sync_database_url
+from ramp.db import engine as engines
 from ramp.db import tables  # noqa: F401  (registers the tables)
 from ramp.db.migrate import upgrade
+from ramp.db.types import UTCDateTime, utcnow
+from ramp.security.encryption import SecretBox
+from ramp.security.tokens import TokenService
+from tests.conftest import derive_settings, make_project, serve
+from tests.payments import ACH, EVM_ADDRESS, create_intent, wallet
+from worker import build_worker
+
+SIGNER = "0x" + "ab" * 20
+PERSONAL_TABLES = ("external_account", "customer", "customer_identity")
 
 
 def test_migrated_schema_matches_the_tables(migrated: Settings) -> None:
@@ -24,3 +47,134 @@ def test_migrated_schema_matches_the_tables(migrated: Settings) -> None:
 def test_upgrade_is_idempotent(migrated: Settings) -> None:
     upgrade(migrated)
     upgrade(migrated)
+
+
+@contextmanager
+def fresh_database(tmp_path: Path) -> Iterator[str]:
+    """An empty database of the kind the suite runs on (SQLite, or a PostgreSQL schema)."""
+    postgres = os.environ.get("RAMP_TEST_DATABASE_URL")
+    if not postgres:
+        yield f"sqlite:///{tmp_path / 'old.db'}"
+        return
+    schema = f"ramp_old_{uuid.uuid4().hex[:12]}"
+    admin = create_engine(sync_database_url(postgres))
+    with admin.begin() as connection:
+        connection.execute(sa.text(f'CREATE SCHEMA "{schema}"'))
+    separator = "&" if "?" in postgres else "?"
+    try:
+        yield f"{postgres}{separator}options=-csearch_path%3D{schema}"
+    finally:
+        with admin.begin() as connection:
+            connection.execute(sa.text(f'DROP SCHEMA "{schema}" CASCADE'))
+        admin.dispose()
+
+
+def _insert_plain_rows(settings: Settings, project_id: str, rows: dict[str, Any]) -> None:
+    """A customer and its two accounts as revision 0004 stored them: plain JSON."""
+    now = utcnow()
+
+    def table(name: str, *plain: str) -> sa.TableClause:
+        return sa.table(
+            name, *map(sa.column, plain), sa.column("metadata", sa.JSON),
+            sa.column("created_at", UTCDateTime()), sa.column("updated_at", UTCDateTime()),
+        )  # fmt: skip
+
+    customer = table("customer", "id", "project_id", "external_id")
+    account = table("external_account", "id", "project_id", "customer_id", "type", "currency_code")
+    engine = create_engine(settings.migration_url)
+    with engine.begin() as connection:
+        connection.execute(
+            customer.insert().values(
+                id=rows["customer"], project_id=project_id, external_id="legacy-1",
+                metadata=rows["customer_metadata"], created_at=now, updated_at=now,
+            )
+        )  # fmt: skip
+        for account_id, kind, currency, metadata in rows["accounts"]:
+            connection.execute(
+                account.insert().values(
+                    id=account_id, project_id=project_id, customer_id=rows["customer"],
+                    type=kind, currency_code=currency, metadata=metadata,
+                    created_at=now, updated_at=now,
+                )
+            )  # fmt: skip
+        identity = sa.table(
+            "customer_identity",
+            *map(sa.column, ("id", "project_id", "customer_id", "issuer", "subject")),
+            sa.column("created_at", UTCDateTime()),
+        )
+        issuer, subject = rows["identity"]
+        connection.execute(
+            identity.insert().values(
+                id=str(uuid.uuid4()), project_id=project_id, customer_id=rows["customer"],
+                issuer=issuer, subject=subject, created_at=now,
+            )
+        )  # fmt: skip
+    engine.dispose()
+
+
+def _raw(settings: Settings, table: str) -> str:
+    engine = create_engine(settings.migration_url)
+    with engine.connect() as connection:
+        dump = repr(connection.execute(sa.text(f"SELECT * FROM {table}")).all())  # noqa: S608
+    engine.dispose()
+    return dump
+
+
+async def test_upgrade_encrypts_existing_accounts_and_customers_in_place(
+    settings: Settings, tmp_path: Path, own_server: WorkflowEnvironment, own_client: Client
+) -> None:
+    address = own_server.client.service_client.config.target_host
+    with fresh_database(tmp_path) as url:
+        old = derive_settings(settings, DATABASE_URL=url, TEMPORAL_ADDRESS=address)
+        upgrade(old, "0004")
+        engine = engines.create_engine(old)
+        async with AsyncSession(engine, expire_on_commit=False) as session:
+            credentials = await make_project(session, old)
+        await engine.dispose()
+        rows: dict[str, Any] = {
+            "customer": str(uuid.uuid4()),
+            "customer_metadata": {"email": "legacy@example.com"},
+            "accounts": [
+                (str(uuid.uuid4()), "BANK_ACCOUNT", "USD", ACH),
+                (str(uuid.uuid4()), "CRYPTO_ADDRESS", "USDC_ETHEREUM", wallet("USDC_ETHEREUM")),
+            ],
+        }
+        tokens = TokenService.from_settings(old)
+        rows["identity"] = (tokens.wallet_issuer, f"eip155:100:{SIGNER}")
+        _insert_plain_rows(old, credentials.project_id, rows)
+
+        upgrade(old)
+
+        stored = "".join(_raw(old, table) for table in PERSONAL_TABLES)
+        for plain in ("000123456789", "12-3456789", "Alex Morgan", EVM_ADDRESS, "legacy@", SIGNER):
+            assert plain not in stored, plain
+        engine = engines.create_engine(old)
+        try:
+            box = SecretBox.from_settings(old)
+            async with (
+                build_worker(own_client, engines.session_factory(engine), box),
+                serve(create_app(old)) as client,
+            ):
+                retrieved = await client.post(
+                    "/v1/customers", json={"id": "legacy-1"}, headers=credentials.basic
+                )
+                assert retrieved.status_code == 200, retrieved.text
+                assert retrieved.json()["metadata"] == {"email": "legacy@example.com"}
+                token = retrieved.json()["access_token"]
+                source, destination = (account[0] for account in rows["accounts"])
+                opened = await create_intent(client, token, (source, destination))
+                assert opened.status_code == 201, opened.text
+                intent = opened.json()["intent"]
+                assert intent["src"]["metadata"] == ACH
+                assert intent["dest"]["metadata"] == wallet("USDC_ETHEREUM")
+                # The wallet linked before the upgrade is found by its keyed hash.
+                wallet_token = tokens.issue_wallet_token(SIGNER, 100, timedelta(minutes=5))
+                taken = await client.post(
+                    "/v1/customers",
+                    json={"id": "someone-else", "subject_token": wallet_token},
+                    headers=credentials.basic,
+                )
+                assert taken.status_code == 409, taken.text
+                assert taken.json()["code"] == "IDENTITY_ALREADY_LINKED"
+        finally:
+            await engine.dispose()

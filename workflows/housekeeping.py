@@ -9,18 +9,32 @@ from temporalio.common import RetryPolicy
 
 with workflow.unsafe.imports_passed_through():
     from activities.housekeeping import HousekeepingActivities
-    from ramp.housekeeping import NoncePurge, NoncePurgeResult
+    from ramp.housekeeping import NoncePurge, NoncePurgeResult, SubmissionPurge
+
+# Runs started before submissions were purged replay without the second activity.
+PURGE_SUBMISSIONS_PATCH = "purge-ended-submissions"
 
 
 @workflow.defn
 class PurgeExpiredNonces:
-    """Deletes wallet sign-in nonces that can no longer be used."""
+    """Deletes wallet sign-in nonces that can no longer be used, then onboarding
+    submissions past their retention period (the name predates the second task)."""
 
     @workflow.run
     async def run(self, request: NoncePurge) -> NoncePurgeResult:
-        return await workflow.execute_activity_method(
+        result = await workflow.execute_activity_method(
             HousekeepingActivities.purge_expired_nonces,
             request,
             start_to_close_timeout=timedelta(minutes=2),
             retry_policy=RetryPolicy(maximum_attempts=5),
         )
+        if workflow.patched(PURGE_SUBMISSIONS_PATCH):
+            submissions = await workflow.execute_activity_method(
+                HousekeepingActivities.purge_ended_submissions,
+                SubmissionPurge(retention_seconds=request.kyc_retention_seconds),
+                start_to_close_timeout=timedelta(minutes=10),
+                heartbeat_timeout=timedelta(minutes=2),
+                retry_policy=RetryPolicy(maximum_attempts=5),
+            )
+            result = NoncePurgeResult(deleted=result.deleted, submissions_purged=submissions.purged)
+        return result

@@ -2,26 +2,45 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
-from sqlalchemy import event
+from sqlalchemy import event, make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from ramp.config import Settings
+from ramp.db.encrypted import attach_secret_box
+from ramp.security.encryption import SecretBox
+from ramp.security.files import private_dir, private_sqlite_file
 
 
 def create_engine(settings: Settings, *, pre_ping: bool = True) -> AsyncEngine:
     """`pre_ping` tests each pooled PostgreSQL connection before use (a round trip):
     the API wants it, so a database restart costs no failed request; activities retry
-    on their own and skip it."""
+    on their own and skip it.
+
+    The engine carries the encryption keys, when set, for the encrypted columns
+    (ramp/db/encrypted.py)."""
     url = settings.sqlalchemy_url
     if url.startswith("sqlite"):
-        settings.data_dir.mkdir(parents=True, exist_ok=True)
+        prepare_sqlite(settings)
         engine = create_async_engine(url, connect_args={"timeout": 30})
         event.listen(engine.sync_engine, "connect", _sqlite_pragmas)
-        return engine
-    return create_async_engine(url, pool_size=10, max_overflow=20, pool_pre_ping=pre_ping)
+    else:
+        engine = create_async_engine(url, pool_size=10, max_overflow=20, pool_pre_ping=pre_ping)
+    if settings.encryption_keys.get_secret_value():
+        attach_secret_box(engine.sync_engine, SecretBox.from_settings(settings))
+    return engine
+
+
+def prepare_sqlite(settings: Settings) -> None:
+    """The data dir 0700 and the SQLite file (with its -wal/-shm) 0600, before any
+    connection can create them with the umask's looser modes."""
+    private_dir(settings.data_dir)
+    database = make_url(settings.migration_url).database
+    if database and database != ":memory:":
+        private_sqlite_file(Path(database))
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:

@@ -8,6 +8,8 @@ from alembic import command
 from alembic.config import Config
 
 from ramp.config import Settings
+from ramp.db.engine import prepare_sqlite
+from ramp.security.encryption import SecretBox
 
 MIGRATIONS = Path(__file__).parent / "migrations"
 
@@ -22,5 +24,10 @@ def alembic_config(settings: Settings) -> Config:
 
 def upgrade(settings: Settings, revision: str = "head") -> None:
     if settings.migration_url.startswith("sqlite"):
-        settings.data_dir.mkdir(parents=True, exist_ok=True)
-    command.upgrade(alembic_config(settings), revision)
+        prepare_sqlite(settings)
+    config = alembic_config(settings)
+    # Data migrations that encrypt existing rows need the keys (None: not configured;
+    # such a migration refuses to run on rows it cannot encrypt).
+    keys = settings.encryption_keys.get_secret_value()
+    config.attributes["secret_box"] = SecretBox(keys) if keys else None
+    command.upgrade(config, revision)

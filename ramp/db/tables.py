@@ -8,6 +8,7 @@ from typing import Any
 from sqlalchemy import JSON, Column, Index, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
+from ramp.db.encrypted import EncryptedJSON
 from ramp.db.types import UTCDateTime, utcnow
 
 
@@ -62,6 +63,27 @@ class OnboardingSubmission(SQLModel, table=True):
     created_at: datetime = _created()
 
 
+class OnboardingVerdict(SQLModel, table=True):
+    """What stays of a submission once its retention period is over: the verdict, when
+    and on what it was given, and no personal data (ramp/onboarding/retention.py)."""
+
+    __tablename__ = "onboarding_verdict"
+    submission_id: str = Field(primary_key=True, max_length=36)
+    intent_id: str = Field(foreign_key="intent.id", index=True, max_length=36)
+    customer_id: str = Field(max_length=36, index=True)
+    provider_code: str = Field(max_length=64)
+    # The requirement the submission answered (the compliance step's code).
+    step_code: str = Field(max_length=64)
+    # VERIFIED, REJECTED, or UNDECIDED (the intent ended before a verdict).
+    verdict: str = Field(max_length=16)
+    submitted_at: datetime = Field(sa_type=UTCDateTime)
+    decided_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
+    # Keyed hash (SecretBox.keyed_hash) of the submission as stored: shows that a copy
+    # kept elsewhere (the provider's, say) is what was verified, and reveals nothing.
+    content_hash: str = Field(max_length=64)
+    purged_at: datetime = Field(sa_type=UTCDateTime)
+
+
 class TrustedIssuer(SQLModel, table=True):
     """An OIDC issuer whose ID tokens a project accepts as `subject_token`."""
 
@@ -97,9 +119,10 @@ class Customer(SQLModel, table=True):
     project_id: str = Field(foreign_key="project.id", index=True, max_length=36)
     # The `id` the project gave: its own identifier for this customer.
     external_id: str = Field(max_length=200)
-    # `metadata` is taken by SQLModel itself, hence the attribute name.
+    # `metadata` is taken by SQLModel itself, hence the attribute name. Free-form from
+    # the project, so possibly personal data (names, emails): stored encrypted.
     customer_metadata: dict[str, Any] | None = Field(
-        default=None, sa_column=Column("metadata", JSON, nullable=True)
+        default=None, sa_column=Column("metadata_encrypted", EncryptedJSON, nullable=True)
     )
     created_at: datetime = _created()
     updated_at: datetime = _created()
@@ -109,12 +132,14 @@ class CustomerIdentity(SQLModel, table=True):
     """A verified identity (OIDC subject or wallet address) linked to a customer."""
 
     __tablename__ = "customer_identity"
-    __table_args__ = (UniqueConstraint("project_id", "issuer", "subject"),)
+    __table_args__ = (UniqueConstraint("project_id", "issuer", "subject_hash"),)
     id: str = Field(primary_key=True, max_length=36)
     project_id: str = Field(foreign_key="project.id", max_length=36)
     customer_id: str = Field(foreign_key="customer.id", index=True, max_length=36)
     issuer: str = Field(max_length=500)
-    subject: str = Field(max_length=500)
+    # SecretBox.keyed_hash of the subject (a wallet address, an OIDC subject): it is
+    # only ever looked up, never shown, so it is not stored at all.
+    subject_hash: str = Field(max_length=500)
     created_at: datetime = _created()
 
 
@@ -134,7 +159,11 @@ class ExternalAccount(SQLModel, table=True):
     type: str = Field(max_length=32)
     label: str | None = Field(default=None, max_length=200)
     currency_code: str = Field(max_length=32)
-    account_metadata: dict[str, Any] = Field(sa_column=Column("metadata", JSON, nullable=False))
+    # Account identifiers (account and routing numbers, IBAN, wallet address), the
+    # beneficiary's name, tax id and address: stored encrypted, read back as the dict.
+    account_metadata: dict[str, Any] = Field(
+        sa_column=Column("metadata_encrypted", EncryptedJSON, nullable=False)
+    )
     created_at: datetime = _created()
     updated_at: datetime = _created()
 

@@ -10,6 +10,8 @@ from cryptography.fernet import Fernet
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from ramp.security.files import private_dir
+
 
 def generate_signing_key() -> str:
     """A new Ed25519 private key, PEM-encoded."""
@@ -45,7 +47,7 @@ def dev_keys(data_dir: Path) -> dict[str, str]:
     if path.exists():
         keys: dict[str, str] = json.loads(path.read_text())
         return keys
-    data_dir.mkdir(parents=True, exist_ok=True)
+    private_dir(data_dir)
     keys = generated_keys()
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     with os.fdopen(fd, "w") as file:
