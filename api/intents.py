@@ -131,11 +131,12 @@ async def create_intent(request: Request) -> Response:
     except WorkflowAlreadyStartedError:
         # It ended between our read and the call: its rows are final now.
         return await _replayed(app, customer.id, intent_id)
-    except (RPCError, WorkflowUpdateRPCTimeoutOrCancelledError) as error:
-        raise _maybe_created(request, error, intent_id, key) from None
+    except (RPCError, WorkflowUpdateRPCTimeoutOrCancelledError, RuntimeError) as error:
+        # RuntimeError: the (lazy) client could not connect at all.
+        raise _maybe_created(error, intent_id, key) from None
     except WorkflowUpdateFailedError as error:
         if _temporarily_unavailable(error):
-            raise _maybe_created(request, error, intent_id, key) from None
+            raise _maybe_created(error, intent_id, key) from None
         raise
     _check_same_request(opened.fingerprint, fingerprint)
     if opened.opened_by != request_id:
@@ -155,7 +156,7 @@ def _temporarily_unavailable(error: WorkflowUpdateFailedError) -> bool:
     return isinstance(cause, ApplicationError) and cause.type == IntentError.TEMPORARILY_UNAVAILABLE
 
 
-def _maybe_created(request: Request, error: Exception, intent_id: str, key: str) -> ApiError:
+def _maybe_created(error: Exception, intent_id: str, key: str) -> ApiError:
     """503 for a `POST /intent` whose outcome is unknown: the workflow may have been
     started and may still open the intent. The answer says how to retry safely."""
     logger.warning("POST /intent outcome unknown (intent %s): %s", intent_id, error)
