@@ -74,7 +74,7 @@ async def create_intent(request: Request) -> Response:
             raise bad_request(
                 IntentError.AMOUNT_VALIDATION_ERROR, problem.message, problem.details
             ) from None
-        fingerprint = _fingerprint(body)
+        fingerprint = body_fingerprint(body)
         given = _idempotency_key(request)
         # Without a header the call gets a key of its own, handed back in a 503 so
         # that the retry joins this attempt rather than creating a second intent.
@@ -338,7 +338,7 @@ def intent_id_for_key(customer_id: str, key: str) -> str:
     return str(uuid.uuid5(_IDEMPOTENCY_IDS, f"{customer_id}:{key}"))
 
 
-def _fingerprint(body: CreateIntent) -> str:
+def body_fingerprint(body: CreateIntent) -> str:
     canonical = json.dumps(body.model_dump(mode="json", by_alias=True), sort_keys=True)
     return hashlib.sha256(canonical.encode()).hexdigest()
 
