@@ -39,8 +39,8 @@ from ramp.intents.models import (
     TransactionCancellation,
 )
 from ramp.intents.states import IntentStatus, ProviderEventType
-from ramp.temporal import TASK_QUEUE
 from ramp.security.encryption import SecretBox
+from ramp.temporal import TASK_QUEUE
 from ramp.temporal_server import ensure_search_attributes
 from tests.conftest import (
     BIN,

@@ -22,7 +22,7 @@ from ramp.db.tables import IntentRow
 from ramp.intents.lifecycle import workflow_id
 from ramp.intents.models import IntentRequest
 from ramp.temporal import TASK_QUEUE
-from tests.conftest import derive_settings, serve
+from tests.conftest import ProjectCredentials, derive_settings, serve
 from tests.payments import (
     ACH,
     BTC_ADDRESS,
@@ -36,7 +36,6 @@ from tests.payments import (
     wait_for_intent,
     wallet,
 )
-from tests.conftest import ProjectCredentials
 from workflows.intents import IntentWorkflow
 
 pytestmark = pytest.mark.usefixtures("worker")
