@@ -415,6 +415,7 @@ async def test_an_intent_whose_open_update_was_lost_is_opened_by_its_workflow(
         lambda envelope: (envelope["transaction"] or {}).get("status") == "IN_PROGRESS",
     )
     assert repaired["intent"]["status"] == "PROCESSING"
+    assert await (await handle.describe()).memo_value("openedWithoutUpdate") is True
 
     # The first call that asks for it is answered as its creator; the next, a replay.
     first = await create_intent(http, token, accounts, headers={"Idempotency-Key": key})

@@ -86,6 +86,7 @@ class SwappedLookupsWorkflow:
             try:
                 await workflow.wait_condition(lambda: self._opened, timeout=OPEN_UPDATE_WAIT)
             except TimeoutError:
+                workflow.upsert_memo({"openedWithoutUpdate": True})
                 await self.open()
         else:
             await workflow.wait_condition(lambda: self._opened)

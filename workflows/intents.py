@@ -117,6 +117,8 @@ class IntentWorkflow:
                     request.intent_id,
                     OPEN_UPDATE_WAIT,
                 )
+                # Visible in the Temporal UI: this intent did not open the usual way.
+                workflow.upsert_memo({"openedWithoutUpdate": True})
                 with contextlib.suppress(ApplicationError):  # a refusal: marked, run ends
                     await self._open(None)
         else:
