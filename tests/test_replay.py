@@ -87,13 +87,16 @@ class SwappedLookupsWorkflow:
                 await workflow.wait_condition(lambda: self._opened, timeout=OPEN_UPDATE_WAIT)
             except TimeoutError:
                 workflow.upsert_memo({"openedWithoutUpdate": True})
-                await self.open()
+                await self._lookups()
         else:
             await workflow.wait_condition(lambda: self._opened)
         return IntentOutcome(intent_id=request.intent_id, status=None)
 
     @workflow.update
     async def open(self, request_id: str | None = None) -> None:
+        await self._lookups()
+
+    async def _lookups(self) -> None:
         for activity in ("check_requirements", "select_provider"):
             await workflow.execute_local_activity(
                 activity, self._request, start_to_close_timeout=timedelta(seconds=10)
