@@ -26,7 +26,6 @@ from tests.conftest import (
     make_customer,
 )
 from tests.payments import (
-    complete_onboarding,
     create_intent,
     get_intent,
     provider_event,
@@ -148,66 +147,3 @@ async def test_a_killed_worker_loses_nothing(
         outcome: IntentOutcome = await handle.result()
     assert outcome.status is IntentStatus.COMPLETED
     assert (await handle.describe()).status is WorkflowExecutionStatus.COMPLETED
-
-
-async def test_intents_created_across_a_worker_kill_all_hold_their_state(
-    http: httpx.AsyncClient,
-    own_client: Client,
-    project: ProjectCredentials,
-    workers: WorkerProcesses,
-) -> None:
-    """Creates in flight when the worker dies: the `open` updates it had begun may write
-    the projection and never be accepted. Every retry with the same key must end with a
-    workflow that holds its intent (and applies the provider's events)."""
-    first = await workers.start()
-    customer = await make_customer(http, project, "durable-burst")
-    token: str = customer["access_token"]
-    accounts = await register_accounts(http, token)
-    onboarding = await create_intent(http, token, accounts)
-    assert onboarding.status_code == 201, onboarding.text
-    await complete_onboarding(http, project, token, onboarding.json()["intent"]["id"])
-
-    keys = [f"burst-{n}" for n in range(20)]
-    calls = [
-        asyncio.create_task(create_intent(http, token, accounts, headers={"Idempotency-Key": key}))
-        for key in keys
-    ]
-    await asyncio.sleep(0.3)
-    first.kill()
-    await first.wait()
-    await workers.start()
-    await asyncio.gather(*calls, return_exceptions=True)
-
-    created = []
-    for key in keys:
-        async with asyncio.timeout(AFTER_RESTART_TIMEOUT):
-            while True:
-                answer = await create_intent(
-                    http, token, accounts, headers={"Idempotency-Key": key}
-                )
-                if answer.status_code == 201:
-                    break
-                assert answer.status_code == 503, answer.text
-                await asyncio.sleep(0.5)
-        created.append(answer.json())
-    orphans = []
-    for envelope in created:
-        intent_id = envelope["intent"]["id"]
-        description = await own_client.get_workflow_handle(f"intent-{intent_id}").describe()
-        held = {
-            pair.key.name: pair.value
-            for pair in description.typed_search_attributes.search_attributes
-        }
-        if held.get("RampIntentStatus") != "PROCESSING":
-            orphans.append(intent_id)
-    assert orphans == [], f"{len(orphans)} of {len(keys)} workflows hold no intent"
-    received = await provider_event(
-        http, project, created[0]["transaction"]["id"], "DEPOSIT_RECEIVED"
-    )
-    assert received.status_code == 202, received.text
-    await wait_for_intent(
-        http,
-        token,
-        created[0]["intent"]["id"],
-        lambda body: body["transaction"]["status"] == "IN_PROGRESS",
-    )
