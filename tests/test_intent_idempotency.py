@@ -114,6 +114,8 @@ async def test_a_replay_delivers_an_open_update_the_server_lost(
     retried = await create_intent(client, token, accounts, headers=key)
     assert retried.status_code == 201, retried.text
     assert retried.json()["intent"]["id"] == intent_id
+    # The workflow's state replaced what the lost attempt wrote (the same revision).
+    assert (await get_intent(client, token, intent_id))["intent"] == retried.json()["intent"]
     # The update reached the workflow before the answer: it holds the intent now.
     assert attributes(await orphan.describe())["RampIntentStatus"] == "PENDING"
     accepted = await step_outcome(client, project, intent_id, "TERMS_OF_SERVICE", "VERIFIED")
