@@ -203,7 +203,9 @@ class IntentActivities:
 
         A write older than the stored revision is skipped, so a late retry can never
         overwrite newer state; its events are found stored and are started again, which
-        starts nothing twice.
+        starts nothing twice. A write of the stored revision is applied: it is the same
+        state, except when an `open` update was lost after writing (a server restart)
+        and the workflow opened the intent again; the workflow's state must win.
         """
         state = change.state
         rows = project(state)
@@ -214,7 +216,7 @@ class IntentActivities:
                     select(IntentRow.revision).where(IntentRow.id == state.id).with_for_update()
                 )
             ).first()
-            if stored is None or stored < state.revision:
+            if stored is None or stored <= state.revision:
                 await upsert(session, [rows.intent], ["id"])
                 await upsert(session, rows.steps, ["id"])
                 # Another intent may have re-verified since: the latest verification wins.

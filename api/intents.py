@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import timedelta
@@ -17,8 +18,14 @@ from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 from starlette.requests import Request
 from starlette.responses import Response
-from temporalio.client import WithStartWorkflowOperation
-from temporalio.common import WorkflowIDConflictPolicy
+from temporalio.client import (
+    WithStartWorkflowOperation,
+    WorkflowUpdateFailedError,
+    WorkflowUpdateRPCTimeoutOrCancelledError,
+)
+from temporalio.common import WorkflowIDConflictPolicy, WorkflowIDReusePolicy
+from temporalio.exceptions import ApplicationError, WorkflowAlreadyStartedError
+from temporalio.service import RPCError, RPCStatusCode
 
 from api.auth import authenticate_customer
 from api.body import read_json
@@ -39,12 +46,24 @@ from ramp.intents.states import TERMINAL_INTENT_STATUSES, IntentStatus, PlanStat
 from workflows.intents import IntentWorkflow
 
 IDEMPOTENCY_HEADER = "idempotency-key"
+# Every call with one Idempotency-Key sends this update to the intent's workflow.
+OPEN_UPDATE_ID = "open"
 _IDEMPOTENCY_IDS = uuid.UUID("4f0a3c55-9b1e-4c1e-8a59-2d8f1f0c6e11")
 # How long POST /intent waits for the workflow's answer before reporting 503.
 _OPEN_TIMEOUT = timedelta(seconds=15)
 
+logger = logging.getLogger("ramp.api")
+
 
 async def create_intent(request: Request) -> Response:
+    """Opens the intent through its workflow, with update-with-start.
+
+    The workflow id and the update id derive from the Idempotency-Key, so every call
+    with one key sends the same `open` update: Temporal answers an update it accepted
+    with its first result and runs one it lost (a restart before acceptance). Rows in
+    the projection are never the answer by themselves, since `open` writes them before
+    Temporal has accepted it; only a final intent's rows are.
+    """
     app = services(request)
     async with app.db() as session:
         customer = await authenticate_customer(request, session)
@@ -55,47 +74,103 @@ async def create_intent(request: Request) -> Response:
             raise bad_request(
                 IntentError.AMOUNT_VALIDATION_ERROR, problem.message, problem.details
             ) from None
-        fingerprint = _fingerprint(body)
-        key = _idempotency_key(request)
-        intent_id = intent_id_for_key(customer.id, key) if key else str(uuid.uuid4())
-        stored = await session.get(IntentRow, intent_id) if key is not None else None
-        if stored is None:
+        fingerprint = body_fingerprint(body)
+        given = _idempotency_key(request)
+        # Without a header the call gets a key of its own, handed back in a 503 so
+        # that the retry joins this attempt rather than creating a second intent.
+        key = given if given is not None else str(uuid.uuid4())
+        intent_id = intent_id_for_key(customer.id, key)
+        stored = await session.get(IntentRow, intent_id) if given is not None else None
+        if stored is not None:
+            _check_same_request(stored.fingerprint, fingerprint)
+        final = stored is not None and IntentStatus(stored.status) in TERMINAL_INTENT_STATUSES
+        if not final:
             # For the response: the workflow's answer plus these, with no read afterwards.
             accounts = await _accounts(
                 session, customer.id, [body.src_external_account_id, body.dest_external_account_id]
             )
-    if stored is not None:
-        _check_same_request(stored.fingerprint, fingerprint)
-        replayed = await _envelope(app, customer.id, intent_id)
-        return json_resource(replayed, 201, headers={"Idempotent-Replayed": "true"})
-    opened = await app.temporal.execute_update_with_start_workflow(
-        IntentWorkflow.open,
-        start_workflow_operation=WithStartWorkflowOperation(
-            IntentWorkflow.run,
-            IntentRequest(
-                intent_id=intent_id,
-                project_id=customer.project_id,
-                customer_id=customer.id,
-                src_account_id=body.src_external_account_id,
-                dest_account_id=body.dest_external_account_id,
-                amount=body.amount,
-                provider_id=body.provider_id,
-                auto_execute=body.auto_execute,
-                redirect_url=body.redirect_url,
-                lifetime_seconds=app.settings.intent_lifetime_seconds,
-                fingerprint=fingerprint,
+    if final:
+        # A final status is only reached by a workflow that holds the intent, which
+        # has ended: nothing left to deliver.
+        return await _replayed(app, customer.id, intent_id)
+    request_id = str(uuid.uuid4())
+    try:
+        opened = await app.temporal.execute_update_with_start_workflow(
+            IntentWorkflow.open,
+            request_id,
+            start_workflow_operation=WithStartWorkflowOperation(
+                IntentWorkflow.run,
+                IntentRequest(
+                    intent_id=intent_id,
+                    project_id=customer.project_id,
+                    customer_id=customer.id,
+                    src_account_id=body.src_external_account_id,
+                    dest_account_id=body.dest_external_account_id,
+                    amount=body.amount,
+                    provider_id=body.provider_id,
+                    auto_execute=body.auto_execute,
+                    redirect_url=body.redirect_url,
+                    lifetime_seconds=app.settings.intent_lifetime_seconds,
+                    fingerprint=fingerprint,
+                ),
+                id=workflow_id(intent_id),
+                task_queue=temporal.TASK_QUEUE,
+                # A retry with the same Idempotency-Key joins the running workflow.
+                id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
+                # An ended workflow with rows is a final intent: never open it again.
+                # Without rows it was refused, and a retry re-evaluates in a new run.
+                id_reuse_policy=(
+                    WorkflowIDReusePolicy.REJECT_DUPLICATE
+                    if stored is not None
+                    else WorkflowIDReusePolicy.ALLOW_DUPLICATE
+                ),
             ),
-            id=workflow_id(intent_id),
-            task_queue=temporal.TASK_QUEUE,
-            # A retry with the same Idempotency-Key joins the running workflow, whose
-            # `open` update (same update id) answers from its first result.
-            id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
-        ),
-        id="open",
-        rpc_timeout=_OPEN_TIMEOUT,
-    )
+            id=OPEN_UPDATE_ID,
+            rpc_timeout=_OPEN_TIMEOUT,
+        )
+    except WorkflowAlreadyStartedError:
+        # It ended between our read and the call: its rows are final now.
+        return await _replayed(app, customer.id, intent_id)
+    except (RPCError, WorkflowUpdateRPCTimeoutOrCancelledError, RuntimeError) as error:
+        if isinstance(error, RPCError) and error.status is RPCStatusCode.ALREADY_EXISTS:
+            # The same refusal, as the time-skipping test server words it.
+            return await _replayed(app, customer.id, intent_id)
+        # RuntimeError: the (lazy) client could not connect at all.
+        raise _maybe_created(error, intent_id, key) from None
+    except WorkflowUpdateFailedError as error:
+        if _temporarily_unavailable(error):
+            raise _maybe_created(error, intent_id, key) from None
+        raise
     _check_same_request(opened.fingerprint, fingerprint)
+    if opened.opened_by != request_id:
+        # Another call with this key created it (concurrently, or before).
+        return await _replayed(app, customer.id, intent_id)
     return json_resource(_written(app, opened, accounts), 201)
+
+
+async def _replayed(app: Services, customer_id: str, intent_id: str) -> Response:
+    """The intent as it is now, for a call that did not create it."""
+    envelope = await _envelope(app, customer_id, intent_id)
+    return json_resource(envelope, 201, headers={"Idempotent-Replayed": "true"})
+
+
+def _temporarily_unavailable(error: WorkflowUpdateFailedError) -> bool:
+    cause = error.cause
+    return isinstance(cause, ApplicationError) and cause.type == IntentError.TEMPORARILY_UNAVAILABLE
+
+
+def _maybe_created(error: Exception, intent_id: str, key: str) -> ApiError:
+    """503 for a `POST /intent` whose outcome is unknown: the workflow may have been
+    started and may still open the intent. The answer says how to retry safely."""
+    logger.warning("POST /intent outcome unknown (intent %s): %s", intent_id, error)
+    return ApiError(
+        503,
+        IntentError.TEMPORARILY_UNAVAILABLE,
+        "the intent may have been created; retry the same request with the "
+        "Idempotency-Key given in details to get it rather than a second intent",
+        {"intentId": intent_id, "idempotencyKey": key},
+        headers={"Retry-After": "1"},
+    )
 
 
 async def list_intents(request: Request) -> Response:
@@ -266,7 +341,7 @@ def intent_id_for_key(customer_id: str, key: str) -> str:
     return str(uuid.uuid5(_IDEMPOTENCY_IDS, f"{customer_id}:{key}"))
 
 
-def _fingerprint(body: CreateIntent) -> str:
+def body_fingerprint(body: CreateIntent) -> str:
     canonical = json.dumps(body.model_dump(mode="json", by_alias=True), sort_keys=True)
     return hashlib.sha256(canonical.encode()).hexdigest()
 

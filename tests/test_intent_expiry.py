@@ -18,19 +18,29 @@ import httpx
 import pytest
 from sqlalchemy.ext.asyncio import async_sessionmaker
 from sqlmodel.ext.asyncio.session import AsyncSession
-from temporalio.client import Client, WorkflowExecutionStatus
+from temporalio.client import Client, WorkflowExecutionStatus, WorkflowHandle
 from temporalio.exceptions import ApplicationError
 from temporalio.service import RPCError
 from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Worker
 
 from api.app import create_app
+from api.intents import body_fingerprint, intent_id_for_key
+from api.schemas import CreateIntent
 from ramp.adapters import ProviderAdapters, SandboxProviderAdapter, TransactionOrder
 from ramp.catalog import Provider, provider_by_code
 from ramp.config import Settings
-from ramp.intents.models import IntentOutcome, ProviderTransaction, TransactionCancellation
-from ramp.intents.states import IntentStatus
+from ramp.intents.lifecycle import derived_id, workflow_id
+from ramp.intents.models import (
+    IntentOutcome,
+    IntentRequest,
+    ProviderEvent,
+    ProviderTransaction,
+    TransactionCancellation,
+)
+from ramp.intents.states import IntentStatus, ProviderEventType
 from ramp.security.encryption import SecretBox
+from ramp.temporal import TASK_QUEUE
 from ramp.temporal_server import ensure_search_attributes
 from tests.conftest import (
     BIN,
@@ -50,7 +60,7 @@ from tests.payments import (
     wait_for_intent,
 )
 from worker import build_worker
-from workflows.intents import IntentWorkflow
+from workflows.intents import OPEN_UPDATE_WAIT, IntentWorkflow
 
 LIFETIME = timedelta(hours=24)
 # Test value of this module: the provider already holds the deposit of this amount.
@@ -352,3 +362,123 @@ async def test_an_order_the_provider_cannot_void_keeps_its_intent_open(
     assert moving["transaction"]["status"] == "IN_PROGRESS"
     assert moving["intent"]["status"] == "PROCESSING"
     assert reference not in atlas.voided
+
+
+async def _orphan(
+    http: httpx.AsyncClient,
+    client: Client,
+    project: ProjectCredentials,
+    external_id: str,
+    key: str,
+    opened: list[str],
+) -> tuple[str, tuple[str, str], str, WorkflowHandle[Any, Any]]:
+    """What a server restart can leave: an onboarded customer's intent workflow started
+    by update-with-start whose `open` update was lost. Returns (token, accounts, intent
+    id, handle)."""
+    customer = await make_customer(http, project, external_id)
+    token: str = customer["access_token"]
+    accounts = await register_accounts(http, token)
+    first_intent = await _open(http, token, accounts, opened)
+    await complete_onboarding(http, project, token, first_intent["intent"]["id"])
+    body = {
+        "srcExternalAccountId": accounts[0],
+        "destExternalAccountId": accounts[1],
+        "amount": "100.00",
+    }
+    intent_id = intent_id_for_key(customer["id"], key)
+    opened.append(intent_id)
+    handle = await client.start_workflow(
+        IntentWorkflow.run,
+        IntentRequest(
+            intent_id=intent_id,
+            project_id=project.project_id,
+            customer_id=customer["id"],
+            src_account_id=accounts[0],
+            dest_account_id=accounts[1],
+            amount=body["amount"],
+            lifetime_seconds=int(LIFETIME.total_seconds()),
+            fingerprint=body_fingerprint(CreateIntent.model_validate(body)),
+        ),
+        id=workflow_id(intent_id),
+        task_queue=TASK_QUEUE,
+    )
+    return token, accounts, intent_id, handle
+
+
+async def test_an_intent_whose_open_update_was_lost_is_opened_by_its_workflow(
+    http: httpx.AsyncClient,
+    skipping_env: WorkflowEnvironment,
+    skipping_client: Client,
+    project: ProjectCredentials,
+    opened: list[str],
+) -> None:
+    """Nobody retries: within OPEN_UPDATE_WAIT the workflow opens the intent itself; a
+    provider event that came before waits for it instead of being dropped."""
+    key = "lost-open-nobody-retries"
+    token, accounts, intent_id, handle = await _orphan(
+        http, skipping_client, project, "lost-open", key, opened
+    )
+    await handle.signal(
+        IntentWorkflow.report_provider_event,
+        ProviderEvent(
+            event_id="early-deposit",
+            transaction_id=derived_id(intent_id, "transaction"),
+            type=ProviderEventType.DEPOSIT_RECEIVED,
+        ),
+    )
+    await skipping_env.sleep(OPEN_UPDATE_WAIT + timedelta(seconds=1))
+    repaired = await wait_for_intent(
+        http,
+        token,
+        intent_id,
+        lambda envelope: (envelope["transaction"] or {}).get("status") == "IN_PROGRESS",
+    )
+    assert repaired["intent"]["status"] == "PROCESSING"
+    assert await (await handle.describe()).memo_value("openedWithoutUpdate") is True
+
+    # The first call that asks for it is answered as its creator; the next, a replay.
+    first = await create_intent(http, token, accounts, headers={"Idempotency-Key": key})
+    assert first.status_code == 201, first.text
+    assert first.json()["intent"]["id"] == intent_id
+    assert "Idempotent-Replayed" not in first.headers
+    second = await create_intent(http, token, accounts, headers={"Idempotency-Key": key})
+    assert second.headers["Idempotent-Replayed"] == "true"
+    assert second.json()["transaction"]["status"] == "IN_PROGRESS"
+
+
+async def test_a_retry_after_a_repaired_intent_finished_does_not_start_it_again(
+    http: httpx.AsyncClient,
+    skipping_env: WorkflowEnvironment,
+    skipping_client: Client,
+    project: ProjectCredentials,
+    opened: list[str],
+) -> None:
+    """The workflow opened the intent itself and it ended, with no `open` update in its
+    history: a retry must answer from the final intent, not start a new workflow run."""
+    key = "lost-open-finished"
+    token, accounts, intent_id, handle = await _orphan(
+        http, skipping_client, project, "lost-open-finished", key, opened
+    )
+    await skipping_env.sleep(OPEN_UPDATE_WAIT + timedelta(seconds=1))
+    envelope = await wait_for_intent(
+        http, token, intent_id, lambda body: body["transaction"] is not None
+    )
+    transaction_id = envelope["transaction"]["id"]
+    for event, status in (("DEPOSIT_RECEIVED", "IN_PROGRESS"), ("SETTLED", "SUCCESS")):
+        accepted = await provider_event(http, project, transaction_id, event)
+        assert accepted.status_code == 202, accepted.text
+        await wait_for_intent(
+            http,
+            token,
+            intent_id,
+            lambda body, status=status: body["transaction"]["status"] == status,  # type: ignore[misc]
+        )
+    assert await _final_status(skipping_client, intent_id) is IntentStatus.COMPLETED
+    ended = await handle.describe()
+
+    retried = await create_intent(http, token, accounts, headers={"Idempotency-Key": key})
+    assert retried.status_code == 201, retried.text
+    assert retried.headers["Idempotent-Replayed"] == "true"
+    assert retried.json()["intent"]["status"] == "COMPLETED"
+    now = await skipping_client.get_workflow_handle(workflow_id(intent_id)).describe()
+    assert (now.run_id, now.status) == (ended.run_id, WorkflowExecutionStatus.COMPLETED)

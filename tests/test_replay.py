@@ -37,7 +37,7 @@ from temporalio.workflow import NondeterminismError
 
 from ramp.intents.models import IntentOutcome, IntentRequest
 from tests.histories.record import HISTORIES, PATHS
-from workflows.intents import IntentWorkflow
+from workflows.intents import OPEN_UPDATE_WAIT, OPEN_WITHOUT_UPDATE, IntentWorkflow
 
 HISTORY_FILES = sorted(HISTORIES.glob("intent_*.json"))
 
@@ -81,11 +81,22 @@ class SwappedLookupsWorkflow:
 
     @workflow.run
     async def run(self, request: IntentRequest) -> IntentOutcome:
-        await workflow.wait_condition(lambda: self._opened)
+        # As IntentWorkflow waits, so that the lookups are the first difference.
+        if workflow.patched(OPEN_WITHOUT_UPDATE):
+            try:
+                await workflow.wait_condition(lambda: self._opened, timeout=OPEN_UPDATE_WAIT)
+            except TimeoutError:
+                workflow.upsert_memo({"openedWithoutUpdate": True})
+                await self._lookups()
+        else:
+            await workflow.wait_condition(lambda: self._opened)
         return IntentOutcome(intent_id=request.intent_id, status=None)
 
     @workflow.update
-    async def open(self) -> None:
+    async def open(self, request_id: str | None = None) -> None:
+        await self._lookups()
+
+    async def _lookups(self) -> None:
         for activity in ("check_requirements", "select_provider"):
             await workflow.execute_local_activity(
                 activity, self._request, start_to_close_timeout=timedelta(seconds=10)

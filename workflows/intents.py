@@ -14,12 +14,13 @@ lock serialises handlers, so each sees the state the previous one left.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from datetime import datetime, timedelta
 from typing import TypedDict
 
 from temporalio import workflow
 from temporalio.common import RetryPolicy, SearchAttributeUpdate
-from temporalio.exceptions import ActivityError, ApplicationError
+from temporalio.exceptions import ActivityError, ApplicationError, ApplicationErrorCategory
 
 with workflow.unsafe.imports_passed_through():
     from activities.intents import IntentActivities
@@ -79,6 +80,19 @@ _VERIFY: _Options = {
 # Patch ids: workflows started before a change replay the old code path (see
 # tests/test_replay.py). Added with the order cancellation at expiry.
 CANCEL_ORDER_ON_EXPIRY = "cancel-order-on-expiry"
+# Added with the bounded wait for the `open` update, events kept until the intent is
+# opened, and refusals marked for operators.
+OPEN_WITHOUT_UPDATE = "open-without-update"
+
+# How long `run()` waits for the `open` update before opening the intent itself. The
+# update arrives with the start, in the same workflow task; it is missing only when the
+# server lost it (a restart before it was accepted), and a retry of `POST /intent` with
+# the same Idempotency-Key would deliver it again. Opening from here repairs the intent
+# when nobody retries: the lookups, the order (keyed by the derived transaction id) and
+# the projection write are all safe to repeat.
+OPEN_UPDATE_WAIT = timedelta(minutes=1)
+# Marks a refused intent's workflow in the Temporal UI (RampIntentStatus).
+REFUSED = "REFUSED"
 
 
 @workflow.defn
@@ -94,7 +108,21 @@ class IntentWorkflow:
 
     @workflow.run
     async def run(self, request: IntentRequest) -> IntentOutcome:
-        await workflow.wait_condition(lambda: self._state is not None or self._refusal is not None)
+        if workflow.patched(OPEN_WITHOUT_UPDATE):
+            try:
+                await workflow.wait_condition(self._decided, timeout=OPEN_UPDATE_WAIT)
+            except TimeoutError:
+                workflow.logger.warning(
+                    "intent %s: no open update within %s; the workflow opens it",
+                    request.intent_id,
+                    OPEN_UPDATE_WAIT,
+                )
+                # Visible in the Temporal UI: this intent did not open the usual way.
+                workflow.upsert_memo({"openedWithoutUpdate": True})
+                with contextlib.suppress(ApplicationError):  # a refusal: marked, run ends
+                    await self._open(None)
+        else:
+            await workflow.wait_condition(self._decided)
         state = self._state
         if state is not None:
             remaining = (state.expired_at - workflow.now()).total_seconds()
@@ -110,17 +138,25 @@ class IntentWorkflow:
         return IntentOutcome(intent_id=request.intent_id, status=state.status if state else None)
 
     @workflow.update
-    async def open(self) -> IntentState:
+    async def open(self, request_id: str | None = None) -> IntentState:
         """Selects the provider, builds the plan and, when it is complete, the transaction.
 
         Returns the state as the projection now holds it: the API renders the 201 from it.
+        `request_id` names the `POST /intent` call; the state's `opened_by` is the first
+        call answered with it, so the API tells the creating call from replays.
         """
+        return await self._open(request_id)
+
+    async def _open(self, request_id: str | None) -> IntentState:
         async with self._lock:
             if self._refusal is not None:
                 raise self._refusal
             if self._state is not None:
                 # Another request with the same Idempotency-Key: the API compares
-                # fingerprints and refuses a different body.
+                # fingerprints and refuses a different body. An intent the workflow
+                # opened itself goes to the first request that asks for it.
+                if self._state.opened_by is None:
+                    self._state.opened_by = request_id
                 return self._state
             request = self._request
             try:
@@ -141,8 +177,10 @@ class IntentWorkflow:
                 )
             except (ActivityError, ApplicationError) as error:
                 self._refusal = _business_error(error, "the intent could not be opened; try again")
+                self._mark_refused(self._refusal)
                 raise self._refusal from None
             state = lifecycle.open_intent(request, selection, checks.results, self._now())
+            state.opened_by = request_id
             if lifecycle.should_auto_execute(state):
                 # A provider failure here leaves a valid intent without a transaction:
                 # the client may retry with POST /intent/{id}/transaction.
@@ -151,6 +189,32 @@ class IntentWorkflow:
             self._state = state
             self._publish(state)
             return state
+
+    def _decided(self) -> bool:
+        """Whether the intent was opened or refused."""
+        return self._state is not None or self._refusal is not None
+
+    async def _until_decided(self) -> None:
+        """Signals that arrive before the intent is opened wait for it (they were dropped
+        before OPEN_WITHOUT_UPDATE); `run()` opens it within OPEN_UPDATE_WAIT."""
+        if not self._decided() and workflow.patched(OPEN_WITHOUT_UPDATE):
+            await workflow.wait_condition(self._decided)
+
+    def _mark_refused(self, refusal: ApplicationError) -> None:
+        """One log line, and a search attribute and memo that explain to an operator
+        why this workflow closed without an intent."""
+        request = self._request
+        workflow.logger.info("intent %s refused: %s", request.intent_id, refusal.type)
+        if not workflow.patched(OPEN_WITHOUT_UPDATE):
+            return
+        workflow.upsert_search_attributes(
+            [
+                temporal.INTENT_STATUS.value_set(REFUSED),
+                temporal.PROJECT_ID.value_set(request.project_id),
+                temporal.CUSTOMER_ID.value_set(request.customer_id),
+            ]
+        )
+        workflow.upsert_memo({"refused": f"{refusal.type}: {refusal.message}"})
 
     @workflow.update
     async def execute(self) -> IntentState:
@@ -176,6 +240,7 @@ class IntentWorkflow:
     @workflow.signal
     async def update_step(self, update: StepUpdate) -> None:
         """An onboarding outcome (submitted, verified, rejected) for the current step."""
+        await self._until_decided()
         async with self._lock:
             state = self._state
             if state is None or not lifecycle.apply_step_update(state, update, self._now()):
@@ -230,6 +295,7 @@ class IntentWorkflow:
     @workflow.signal
     async def report_provider_event(self, event: ProviderEvent) -> None:
         """Progress of the transaction as the provider reports it."""
+        await self._until_decided()
         async with self._lock:
             state = self._state
             if state is None or not lifecycle.apply_provider_event(state, event, self._now()):
@@ -333,6 +399,7 @@ def _refuse_submission(state: IntentState, submission: StepSubmission) -> None:
             {"currentStepCode": state.plan.current_step_code},
             type=code,
             non_retryable=True,
+            category=ApplicationErrorCategory.BENIGN,
         )
 
 
@@ -346,5 +413,11 @@ def _business_error(error: BaseException, retry_message: str) -> ApplicationErro
     other failure is TEMPORARILY_UNAVAILABLE with `retry_message`."""
     cause = _cause(error)
     if isinstance(cause, ApplicationError) and cause.non_retryable:
-        return ApplicationError(cause.message, *cause.details, type=cause.type, non_retryable=True)
+        return ApplicationError(
+            cause.message,
+            *cause.details,
+            type=cause.type,
+            non_retryable=True,
+            category=cause.category,
+        )
     return intent_error(IntentError.TEMPORARILY_UNAVAILABLE, retry_message)

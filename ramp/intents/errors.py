@@ -9,7 +9,7 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Any
 
-from temporalio.exceptions import ApplicationError
+from temporalio.exceptions import ApplicationError, ApplicationErrorCategory
 
 
 class IntentError(StrEnum):
@@ -29,4 +29,11 @@ class IntentError(StrEnum):
 def intent_error(
     error: IntentError, message: str, details: dict[str, Any] | None = None
 ) -> ApplicationError:
-    return ApplicationError(message, details or {}, type=error.value, non_retryable=True)
+    # BENIGN: an expected refusal, so the worker does not log it with a traceback.
+    return ApplicationError(
+        message,
+        details or {},
+        type=error.value,
+        non_retryable=True,
+        category=ApplicationErrorCategory.BENIGN,
+    )

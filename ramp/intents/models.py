@@ -201,6 +201,10 @@ class IntentState(_Model):
     expired_at: datetime
     # Grows with every change; the projection ignores a write older than what it holds.
     revision: int = 1
+    # The request id of the `POST /intent` call answered as the one that created the
+    # intent (the others with its Idempotency-Key are replays); None before any answer
+    # and in workflows older than this field. Not projected.
+    opened_by: str | None = None
 
 
 class StepUpdate(_Model):

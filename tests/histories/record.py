@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import logging
 import os
 import sys
 import tempfile
@@ -42,16 +41,18 @@ from temporalio.worker import Replayer
 from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxRestrictions
 
 from api.app import create_app
-from api.intents import intent_id_for_key
+from api.intents import body_fingerprint, intent_id_for_key
+from api.schemas import CreateIntent
 from ramp.catalog.models import provider_id
 from ramp.config import Settings
 from ramp.db.engine import create_engine, session_factory
 from ramp.db.migrate import upgrade
-from ramp.intents.lifecycle import workflow_id
-from ramp.intents.models import IntentOutcome
-from ramp.intents.states import IntentStatus
+from ramp.intents.lifecycle import derived_id, workflow_id
+from ramp.intents.models import IntentOutcome, IntentRequest, ProviderEvent
+from ramp.intents.states import IntentStatus, ProviderEventType
 from ramp.security.encryption import SecretBox
 from ramp.security.keys import generated_keys
+from ramp.temporal import TASK_QUEUE
 from ramp.temporal_server import ensure_search_attributes
 from tests.conftest import ProjectCredentials, dev_server, make_customer, make_project
 from tests.payments import (
@@ -66,7 +67,7 @@ from tests.payments import (
 )
 from tests.test_onboarding_api import TERMS, kyc_basic, onboarding_token, source_of_funds
 from worker import build_worker
-from workflows.intents import IntentWorkflow
+from workflows.intents import OPEN_UPDATE_WAIT, IntentWorkflow
 
 HISTORIES = Path(__file__).resolve().parent
 BIN = Path(sys.executable).parent
@@ -78,8 +79,10 @@ DEV_SERVER_PATHS = (
     "rejected",
     "refused",
     "hosted_onboarding",
+    "autocomplete_replayed",
+    "refused_marked",
 )
-TIME_SKIPPING_PATHS = ("expired", "expired_unfunded")
+TIME_SKIPPING_PATHS = ("expired", "expired_unfunded", "opened_late")
 PATHS = DEV_SERVER_PATHS + TIME_SKIPPING_PATHS
 # Longer than any intent lifetime the API sets by default (24 hours).
 _PAST_EXPIRY = timedelta(hours=25)
@@ -246,21 +249,14 @@ async def record_refused(stack: Stack) -> Recorded:
     customer_id, token = await stack.customer("replay-refused")
     accounts = await register_accounts(stack.http, token)
     key = "replay-refused"
-    # Meridian moves EUR over SEPA: it cannot serve this USD/ACH on-ramp. The worker
-    # would log the expected refusal with a traceback: keep the output readable.
-    activity_logger = logging.getLogger("temporalio.activity")
-    level = activity_logger.level
-    activity_logger.setLevel(logging.ERROR)
-    try:
-        response = await create_intent(
-            stack.http,
-            token,
-            accounts,
-            headers={"Idempotency-Key": key},
-            providerId=provider_id("sandbox_meridian"),
-        )
-    finally:
-        activity_logger.setLevel(level)
+    # Meridian moves EUR over SEPA: it cannot serve this USD/ACH on-ramp.
+    response = await create_intent(
+        stack.http,
+        token,
+        accounts,
+        headers={"Idempotency-Key": key},
+        providerId=provider_id("sandbox_meridian"),
+    )
     assert response.status_code == 400, response.text
     assert response.json()["code"] == "PROVIDER_NOT_ELIGIBLE", response.text
     # With an Idempotency-Key the API derives the intent id (api/intents.py).
@@ -419,6 +415,98 @@ async def _settled_history(handle: WorkflowHandle[Any, Any]) -> WorkflowHistory:
             await asyncio.sleep(0.05)
 
 
+async def record_autocomplete_replayed(stack: Stack) -> Recorded:
+    """A returning customer sends the same POST /intent three times at once (one
+    Idempotency-Key): one creates it, two are replays; it settles."""
+    _, token = await stack.customer("replay-autocomplete-replayed")
+    accounts = await register_accounts(stack.http, token)
+    first = await _new_intent(stack, token, accounts)
+    await complete_onboarding(stack.http, stack.project, token, first["intent"]["id"])
+    key = {"Idempotency-Key": "replay-autocomplete-replayed"}
+    answers = await asyncio.gather(
+        *(create_intent(stack.http, token, accounts, headers=key) for _ in range(3))
+    )
+    assert [a.status_code for a in answers] == [201] * 3, [a.text for a in answers]
+    replayed = sorted(str(a.headers.get("Idempotent-Replayed")) for a in answers)
+    assert replayed == ["None", "true", "true"], replayed
+    envelope: Envelope = answers[0].json()
+    envelope = await _event(stack, token, envelope, "DEPOSIT_RECEIVED")
+    envelope = await _event(stack, token, envelope, "SETTLED")
+    assert envelope["intent"]["status"] == "COMPLETED", envelope
+    return Recorded(envelope["intent"]["id"], IntentStatus.COMPLETED)
+
+
+async def record_refused_marked(stack: Stack) -> Recorded:
+    """POST /intent with no eligible provider: 400; the workflow ends marked REFUSED."""
+    customer_id, token = await stack.customer("replay-refused-marked")
+    accounts = await register_accounts(stack.http, token)
+    key = "replay-refused-marked"
+    response = await create_intent(
+        stack.http,
+        token,
+        accounts,
+        headers={"Idempotency-Key": key},
+        providerId=provider_id("sandbox_meridian"),
+    )
+    assert response.status_code == 400, response.text
+    intent_id = intent_id_for_key(customer_id, key)
+    description = await stack.handle(intent_id).describe()
+    assert await description.memo_value("refused"), description
+    return Recorded(intent_id, None)
+
+
+async def record_opened_late(stack: Stack, env: WorkflowEnvironment) -> Recorded:
+    """The `open` update never arrives (lost in a server restart): a provider event
+    waits, the workflow opens the intent itself after OPEN_UPDATE_WAIT, a retry of
+    POST /intent gets it; it settles (time-skipping server)."""
+    customer_id, token = await stack.customer("replay-opened-late")
+    accounts = await register_accounts(stack.http, token)
+    first = await _new_intent(stack, token, accounts)
+    await complete_onboarding(stack.http, stack.project, token, first["intent"]["id"])
+    body = {
+        "srcExternalAccountId": accounts[0],
+        "destExternalAccountId": accounts[1],
+        "amount": "100.00",
+    }
+    key = "replay-opened-late"
+    intent_id = intent_id_for_key(customer_id, key)
+    handle = await stack.temporal.start_workflow(
+        IntentWorkflow.run,
+        IntentRequest(
+            intent_id=intent_id,
+            project_id=stack.project.project_id,
+            customer_id=customer_id,
+            src_account_id=accounts[0],
+            dest_account_id=accounts[1],
+            amount=body["amount"],
+            lifetime_seconds=86400,
+            fingerprint=body_fingerprint(CreateIntent.model_validate(body)),
+        ),
+        id=workflow_id(intent_id),
+        task_queue=TASK_QUEUE,
+    )
+    await handle.signal(
+        IntentWorkflow.report_provider_event,
+        ProviderEvent(
+            event_id="replay-early-deposit",
+            transaction_id=derived_id(intent_id, "transaction"),
+            type=ProviderEventType.DEPOSIT_RECEIVED,
+        ),
+    )
+    await env.sleep(OPEN_UPDATE_WAIT + timedelta(seconds=1))
+    envelope = await wait_for_intent(
+        stack.http,
+        token,
+        intent_id,
+        lambda view: (view["transaction"] or {}).get("status") == "IN_PROGRESS",
+    )
+    retried = await create_intent(stack.http, token, accounts, headers={"Idempotency-Key": key})
+    assert retried.status_code == 201, retried.text
+    envelope = await _event(stack, token, envelope, "SETTLED")
+    assert envelope["intent"]["status"] == "COMPLETED", envelope
+    return Recorded(intent_id, IntentStatus.COMPLETED)
+
+
 _DEV_SERVER_RECORDERS: dict[str, Callable[[Stack], Awaitable[Recorded]]] = {
     "autocomplete": record_autocomplete,
     "onboarding": record_onboarding,
@@ -426,12 +514,15 @@ _DEV_SERVER_RECORDERS: dict[str, Callable[[Stack], Awaitable[Recorded]]] = {
     "rejected": record_rejected,
     "refused": record_refused,
     "hosted_onboarding": record_hosted_onboarding,
+    "autocomplete_replayed": record_autocomplete_replayed,
+    "refused_marked": record_refused_marked,
 }
 
 
 _TIME_SKIPPING_RECORDERS = {
     "expired": record_expired,
     "expired_unfunded": record_expired_unfunded,
+    "opened_late": record_opened_late,
 }
 
 
