@@ -338,7 +338,9 @@ class Supervisor:
 
     def alert(self, message: str) -> None:
         """A line that must not be missed (a crash): on stderr, where logs are not."""
-        self._write(f"[{self.name}] {message}\n", self._err if self._err is not None else sys.stderr)
+        self._write(
+            f"[{self.name}] {message}\n", self._err if self._err is not None else sys.stderr
+        )
 
     def __enter__(self) -> Supervisor:
         return self

@@ -3,9 +3,9 @@
 The intent workflow's `record_intent` activity stores each event with one delivery per
 subscribed endpoint and starts this workflow for each delivery (id
 `webhook-delivery-<deliveryId>`, never reused, so a retried start cannot deliver twice).
-A delivery whose start was lost is started by the outbox sweeper
-(ramp/webhooks/sweeper.py). Attempts are activities; the waits between them are durable timers, so neither a
-worker nor a server restart loses a delivery or shortens its schedule.
+A delivery whose start was lost is started by the outbox sweeper (ramp/webhooks/sweeper.py).
+Attempts are activities; the waits between them are durable timers, so neither a worker
+nor a server restart loses a delivery or shortens its schedule.
 """
 
 from __future__ import annotations

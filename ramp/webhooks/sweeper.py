@@ -12,6 +12,7 @@ refused, which is the common, harmless case).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Sequence
 from datetime import datetime, timedelta
@@ -66,12 +67,10 @@ class OutboxSweeper:
         while not stop.is_set():
             try:
                 await self.sweep_once()
-            except Exception as error:  # noqa: BLE001 - the loop must outlive any one sweep
+            except Exception as error:  # the loop must outlive any one sweep
                 logger.warning("outbox sweep failed (%s); trying again", type(error).__name__)
-            try:
+            with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(stop.wait(), timeout=self._interval)
-            except TimeoutError:
-                pass
 
     async def sweep_once(self) -> int:
         """Starts the workflow of each unattempted delivery in the next batch; returns how
