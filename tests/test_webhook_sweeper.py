@@ -13,12 +13,15 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
+from sqlalchemy.ext.asyncio import async_sessionmaker
 from sqlmodel.ext.asyncio.session import AsyncSession
 from temporalio.client import Client
+from temporalio.worker import Worker
 
 from ramp.config import Settings
 from ramp.db.tables import WebhookDelivery
 from ramp.webhooks.models import DeliveryPolicy
+from ramp.webhooks.sweeper import OutboxSweeper
 from tests.processes import WorkerProcesses, worker_environment
 from tests.webhook_api import stored_delivery
 from tests.webhook_receiver import receiving
@@ -66,3 +69,30 @@ async def test_a_stored_delivery_whose_start_was_lost_is_delivered(
             await asyncio.sleep(0.05)
     assert delivery.status == "SUCCEEDED"
     assert delivery.attempt_count == 1
+
+
+async def test_the_sweeper_walks_a_backlog_in_batches_and_starts_each_once(
+    db: AsyncSession,
+    migrated: Settings,
+    sessions: async_sessionmaker[AsyncSession],
+    temporal_client: Client,
+    worker: Worker,
+) -> None:
+    async with receiving() as receiver:
+        stored = [
+            await stored_delivery(db, migrated, receiver.url, temporal_client, DeliveryPolicy())
+            for _ in range(3)
+        ]
+        sweeper = OutboxSweeper(
+            sessions, temporal_client, DeliveryPolicy(), grace_seconds=0, batch_size=2
+        )
+
+        # Two, then the one after them; then from the start again, where all are started.
+        assert await sweeper.sweep_once() == 2
+        assert await sweeper.sweep_once() == 1
+        assert await sweeper.sweep_once() == 0
+
+        received = await receiver.wait_for(lambda got: len(got) == 3)
+    assert len({hook.headers["webhook-id"] for hook in received}) == 3
+    for delivery_id in stored:
+        await temporal_client.get_workflow_handle(delivery_workflow_id(delivery_id)).result()

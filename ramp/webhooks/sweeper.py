@@ -50,6 +50,7 @@ class OutboxSweeper:
         *,
         interval_seconds: float = SWEEP_INTERVAL_SECONDS,
         grace_seconds: float = GRACE_SECONDS,
+        batch_size: int = BATCH_SIZE,
     ) -> None:
         self._db = db
         self._client = client
@@ -59,6 +60,7 @@ class OutboxSweeper:
         )
         self._interval = interval_seconds
         self._grace = timedelta(seconds=grace_seconds)
+        self._batch_size = batch_size
         self._after: tuple[datetime, str] | None = None
 
     async def run(self, stop: asyncio.Event) -> None:
@@ -77,7 +79,7 @@ class OutboxSweeper:
         many were started (not counting those whose workflow already existed)."""
         rows = await self._unattempted()
         # Past the batch's last row next time; back to the start once the end is reached.
-        self._after = (rows[-1][1], rows[-1][0]) if len(rows) == BATCH_SIZE else None
+        self._after = (rows[-1][1], rows[-1][0]) if len(rows) == self._batch_size else None
         # Imported here: the workflow module imports the activities, which import ours.
         from workflows.webhooks import start_delivery
 
@@ -115,7 +117,7 @@ class OutboxSweeper:
                 )
             )
         query = query.order_by(col(WebhookDelivery.created_at), col(WebhookDelivery.id)).limit(
-            BATCH_SIZE
+            self._batch_size
         )
         async with self._db() as session:
             return (await session.exec(query)).all()
