@@ -427,15 +427,22 @@ class Supervisor:
 
     def _signal_follows(self) -> bool:
         deadline = time.monotonic() + _SIGNAL_RACE_WINDOW
-        while (remaining := deadline - time.monotonic()) > 0:
-            try:
-                event = self._events.get(timeout=remaining)
-            except queue.Empty:
-                return False
-            if not isinstance(event, _ExitEvent):
-                self.log("shutdown requested, stopping")
-                return True
-        return False
+        # Other children's exits seen meanwhile are crashes of their own, to handle next.
+        exits: list[_Event] = []
+        try:
+            while (remaining := deadline - time.monotonic()) > 0:
+                try:
+                    event = self._events.get(timeout=remaining)
+                except queue.Empty:
+                    return False
+                if not isinstance(event, _ExitEvent):
+                    self.log("shutdown requested, stopping")
+                    return True
+                exits.append(event)
+            return False
+        finally:
+            for event in exits:
+                self._events.put(event)
 
     def _await_exit(self, child: _Child, process: subprocess.Popen[bytes]) -> None:
         exited = child.exited

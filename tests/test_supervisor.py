@@ -244,6 +244,24 @@ def test_a_crashed_child_is_restarted_with_backoff_and_reported(out: io.StringIO
     assert all(reaped(pid) for pid in [temporal, *pids])
 
 
+def test_children_that_crash_together_are_each_restarted(out: io.StringIO) -> None:
+    sup = Supervisor(grace_period=5.0, out=out, err=out, restart=RestartPolicy(initial_delay=0.1))
+    try:
+        for name in ("temporal", "worker", "api"):
+            sup.start(ChildSpec(name, py(SERVICE)))
+        wait_ready(out, "temporal", "worker", "api")
+        waiting = Waiting(sup)
+        for name in ("temporal", "worker"):  # e.g. a worker that dies with its server
+            os.kill(sup.pid(name), signal.SIGKILL)
+        wait_for(lambda: out.getvalue().count("ready\n") == 5)
+        sup.request_stop()
+        assert waiting.join() == 0
+    finally:
+        sup.stop()
+
+    assert [sup.restarts(name) for name in ("temporal", "worker", "api")] == [1, 1, 0]
+
+
 def test_a_child_that_ran_long_enough_restarts_from_the_first_delay(out: io.StringIO) -> None:
     err = io.StringIO()
     policy = RestartPolicy(initial_delay=0.2, max_delay=10, stable_after=0.5)
@@ -376,7 +394,13 @@ class ScriptRun:
                     self.lines.append(line)
 
     def child_pids(self) -> list[int]:
-        self.read_until(lambda: sum(line.endswith("] ready\n") for line in self.lines) == 3)
+        # The children may say they are ready before the script prints their pids.
+        self.read_until(
+            lambda: (
+                sum(line.endswith("] ready\n") for line in self.lines) == 3
+                and any(line.startswith("pids ") for line in self.lines)
+            )
+        )
         pids = next(line for line in self.lines if line.startswith("pids "))
         return [int(pid) for pid in pids.split()[1:]]
 
