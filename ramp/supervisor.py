@@ -6,14 +6,13 @@ Without one, the first child to exit stops them all (fail fast).
 
 Usage from synchronous code (the CLI)::
 
-    with Supervisor() as sup:          # leaving the block always stops every child
+    with Supervisor(restart=RestartPolicy()) as sup:  # leaving the block stops every child
         sup.start(ChildSpec("temporal", temporal_argv))
         asyncio.run(wait_until_serving(address, namespace, 30,
                                        is_alive=lambda: sup.is_running("temporal")))
         sup.start(ChildSpec("worker", [sys.executable, "-m", "ramp", "worker"]))
         sup.start(ChildSpec("api", [sys.executable, "-m", "ramp", "api"]))
-        raise SystemExit(sup.wait())   # until Ctrl-C/SIGTERM/SIGHUP (or a child exits,
-                                       # without a restart policy)
+        raise SystemExit(sup.wait())   # until Ctrl-C/SIGTERM/SIGHUP
 
 Design choices, and why:
 
