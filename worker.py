@@ -38,6 +38,7 @@ from ramp.onboarding.verification import Verifiers, catalog_verifiers
 from ramp.security.encryption import SecretBox
 from ramp.settings_loader import load_settings
 from ramp.webhooks.models import DeliveryPolicy
+from ramp.webhooks.sweeper import OutboxSweeper
 from workflows.housekeeping import PurgeExpiredNonces
 from workflows.intents import IntentWorkflow
 from workflows.webhooks import WebhookDeliveryWorkflow
@@ -124,17 +125,22 @@ async def run(settings: Settings) -> None:
     await ensure_schedules(client)
     # Activities retry on a dropped connection: no need to test each one before use.
     engine = create_engine(settings, pre_ping=False)
+    db = session_factory(engine)
+    policy = delivery_policy(settings)
     try:
         async with build_worker(
             client,
-            session_factory(engine),
+            db,
             SecretBox.from_settings(settings),
-            delivery=delivery_policy(settings),
+            delivery=policy,
             kyc_retention=timedelta(days=settings.kyc_retention_days),
         ):
             logger.info("worker polling task queue %r", temporal.TASK_QUEUE)
+            # Starts the delivery workflows whose start was lost (a crash after the commit).
+            sweeper = asyncio.create_task(OutboxSweeper(db, client, policy).run(stop))
             await stop.wait()
             logger.info("worker shutting down")
+            await sweeper
     finally:
         await engine.dispose()
 

@@ -1,4 +1,9 @@
-"""`ramp dev`: the whole sandbox (Temporal dev server, worker, API) as one group."""
+"""`ramp dev`: the whole sandbox (Temporal dev server, worker, API) as one group.
+
+A child that crashes is restarted (with backoff, reported on stderr); Temporal comes
+back on the same database file with every workflow, the API on the same port. Only
+Ctrl-C (or SIGTERM) stops the group.
+"""
 
 from __future__ import annotations
 
@@ -24,7 +29,7 @@ from ramp.onboarding.projects import load_project, set_onboarding_origins
 from ramp.security.encryption import SecretBox
 from ramp.security.files import private_dir
 from ramp.settings_loader import load_settings
-from ramp.supervisor import ChildSpec, Supervisor
+from ramp.supervisor import ChildSpec, RestartPolicy, Supervisor
 from ramp.temporal_server import dev_server_args, ensure_search_attributes, wait_until_serving
 
 DEMO_PROJECT_FILE = "demo-project.json"
@@ -85,7 +90,7 @@ class DevStack:
         marker.write_text(json.dumps({"projectId": demo.project_id}))
         env = self.child_env(settings)
         ramp = [sys.executable, "-m", "ramp"]
-        with Supervisor() as supervisor:
+        with Supervisor(restart=RestartPolicy()) as supervisor:
             if self.temporal_address is None:
                 supervisor.start(
                     ChildSpec(

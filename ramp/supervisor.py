@@ -1,14 +1,18 @@
 """A small process supervisor: `ramp dev` runs Temporal, the worker and the API as one group.
 
+With a `RestartPolicy` a child that exits on its own is restarted after a backoff and
+reported loudly on stderr; only a shutdown signal (or `request_stop()`) stops the group.
+Without one, the first child to exit stops them all (fail fast).
+
 Usage from synchronous code (the CLI)::
 
-    with Supervisor() as sup:          # leaving the block always stops every child
+    with Supervisor(restart=RestartPolicy()) as sup:  # leaving the block stops every child
         sup.start(ChildSpec("temporal", temporal_argv))
         asyncio.run(wait_until_serving(address, namespace, 30,
                                        is_alive=lambda: sup.is_running("temporal")))
         sup.start(ChildSpec("worker", [sys.executable, "-m", "ramp", "worker"]))
         sup.start(ChildSpec("api", [sys.executable, "-m", "ramp", "api"]))
-        raise SystemExit(sup.wait())   # until Ctrl-C/SIGTERM/SIGHUP or a child exits
+        raise SystemExit(sup.wait())   # until Ctrl-C/SIGTERM/SIGHUP
 
 Design choices, and why:
 
@@ -24,7 +28,10 @@ Design choices, and why:
   by the signal handlers; `SimpleQueue.put` is reentrant, so it is safe in a handler.
   Helper threads are created with SIGINT/SIGTERM/SIGHUP blocked so that the kernel
   delivers those signals to the main thread, which is the only one that can run Python
-  signal handlers promptly.
+  signal handlers promptly. Restarts happen in `wait()`, so on the same (main) thread.
+- Backoff doubles with each crash in a row (0.5 s, 1 s, 2 s... up to 30 s) and starts
+  over once a child has run for `stable_after` seconds: a crash loop does not spin the
+  CPU, a rare crash is repaired in half a second.
 """
 
 from __future__ import annotations
@@ -64,6 +71,19 @@ class ChildSpec:
     log_prefix: bool = True
 
 
+@dataclass(frozen=True)
+class RestartPolicy:
+    """How a crashed child comes back: after `initial_delay`, doubling per crash in a
+    row up to `max_delay`; a child that ran `stable_after` seconds starts over."""
+
+    initial_delay: float = 0.5
+    max_delay: float = 30.0
+    stable_after: float = 30.0
+
+    def delay(self, crashes_in_a_row: int) -> float:
+        return float(min(self.max_delay, self.initial_delay * 2 ** (crashes_in_a_row - 1)))
+
+
 class SupervisorError(RuntimeError):
     pass
 
@@ -72,9 +92,14 @@ class SupervisorError(RuntimeError):
 class _Child:
     spec: ChildSpec
     process: subprocess.Popen[bytes]
+    started_at: float = field(default_factory=time.monotonic)
     exited: threading.Event = field(default_factory=threading.Event)
     reader: threading.Thread | None = None
     waiter: threading.Thread | None = None
+    crashes_in_a_row: int = 0
+    restarts: int = 0
+    # monotonic time of a scheduled restart; None when running or not to be restarted.
+    restart_at: float | None = None
 
     @property
     def name(self) -> str:
@@ -94,6 +119,7 @@ class _StopEvent:
 @dataclass(frozen=True)
 class _ExitEvent:
     child: _Child
+    process: subprocess.Popen[bytes]
 
 
 _Event = _SignalEvent | _StopEvent | _ExitEvent
@@ -161,9 +187,11 @@ def exit_status(returncode: int) -> int:
 
 
 class Supervisor:
-    """Runs child processes as one group: if one stops, all stop.
+    """Runs child processes as one group: with `restart`, a crashed child is restarted;
+    without, if one stops, all stop.
 
-    `grace_period` is how long each child gets between SIGTERM and SIGKILL.
+    `grace_period` is how long each child gets between SIGTERM and SIGKILL. Our own
+    lines go to `out` (default stdout), crash reports to `err` (default stderr).
     """
 
     def __init__(
@@ -171,11 +199,17 @@ class Supervisor:
         *,
         grace_period: float = 10.0,
         out: TextIO | None = None,
+        err: TextIO | None = None,
         name: str = "ramp",
+        restart: RestartPolicy | None = None,
     ) -> None:
         self.grace_period = grace_period
         self.name = name
+        self.restart = restart
         self._out = out
+        self._err = err
+        # Held while a child is spawned and while stop() begins: nothing starts after.
+        self._spawn_lock = threading.Lock()
         self._out_lock = threading.Lock()
         self._children: list[_Child] = []
         self._events: queue.SimpleQueue[_Event] = queue.SimpleQueue()
@@ -192,6 +226,11 @@ class Supervisor:
             raise SupervisorError("the supervisor is stopping; no new children")
         if any(child.name == spec.name for child in self._children):
             raise SupervisorError(f"a child named {spec.name!r} was already started")
+        child = _Child(spec, self._spawn(spec))
+        self._children.append(child)
+        self._watch(child)
+
+    def _spawn(self, spec: ChildSpec) -> subprocess.Popen[bytes]:
         env = None if spec.env is None else {**os.environ, **spec.env}
         output = subprocess.PIPE if spec.log_prefix else None
         try:
@@ -207,8 +246,11 @@ class Supervisor:
             )
         except OSError as error:
             raise SupervisorError(f"cannot start {spec.name} ({spec.argv[0]}): {error}") from error
-        child = _Child(spec, process)
-        self._children.append(child)
+        return process
+
+    def _watch(self, child: _Child) -> None:
+        """Threads that forward the current process's output and report its exit."""
+        process = child.process
         with _signals_blocked():
             if process.stdout is not None:
                 child.reader = threading.Thread(
@@ -220,14 +262,15 @@ class Supervisor:
                 child.reader.start()
             child.waiter = threading.Thread(
                 target=self._await_exit,
-                args=(child,),
+                args=(child, process),
                 name=f"supervisor-waiter-{child.name}",
                 daemon=True,
             )
             child.waiter.start()
 
     def wait(self) -> int:
-        """Block until a shutdown signal, `request_stop()`, or any child exits; then stop all.
+        """Block until a shutdown signal, `request_stop()`, or (without a restart policy)
+        any child exits; then stop all. Restarts crashed children meanwhile.
 
         Returns 0 for a requested shutdown, non-zero when a child exited on its own.
         Signal handlers are installed only when called from the main thread.
@@ -256,7 +299,8 @@ class Supervisor:
 
         Reaps every child. Idempotent. A shutdown signal during it escalates to SIGKILL.
         """
-        self._stopping = True
+        with self._spawn_lock:
+            self._stopping = True
         # Wakes a wait() blocked in another thread: children exiting now are not events.
         self._events.put(_StopEvent("stop() called"))
         with self._handle_signals(self._on_signal_while_stopping):
@@ -270,6 +314,10 @@ class Supervisor:
         if self._force_kill and not self._force_kill_reported:
             self._force_kill_reported = True
             self.log("shutdown signal received again: killed the remaining processes")
+
+    def restarts(self, name: str) -> int:
+        """How many times the child was restarted after a crash."""
+        return self._child(name).restarts
 
     def is_running(self, name: str) -> bool:
         return self._child(name).process.poll() is None
@@ -287,6 +335,12 @@ class Supervisor:
     def log(self, message: str) -> None:
         self._write(f"[{self.name}] {message}\n")
 
+    def alert(self, message: str) -> None:
+        """A line that must not be missed (a crash): on stderr, where logs are not."""
+        self._write(
+            f"[{self.name}] {message}\n", self._err if self._err is not None else sys.stderr
+        )
+
     def __enter__(self) -> Supervisor:
         return self
 
@@ -301,12 +355,14 @@ class Supervisor:
     # -- waiting -------------------------------------------------------------------
 
     def _wait_for_reason(self) -> _Child | None:
-        """The child that exited on its own, or None for a requested shutdown."""
+        """The child that exited on its own (without a restart policy), or None for a
+        requested shutdown."""
         # Children that died before wait() was called are already in the queue.
         while True:
             try:
-                event = self._events.get(timeout=1.0)
+                event = self._events.get(timeout=self._until_next_restart())
             except queue.Empty:
+                self._restart_due()
                 continue
             if isinstance(event, _SignalEvent):
                 self.log(f"received {signal.Signals(event.signum).name}, stopping")
@@ -314,30 +370,85 @@ class Supervisor:
             if isinstance(event, _StopEvent):
                 self.log(f"{event.reason}, stopping")
                 return None
-            if event.child.reader is not None:
+            child = event.child
+            if event.process is not child.process:
+                continue  # an earlier run of a restarted child
+            if child.reader is not None:
                 # Its last words (a traceback, usually) go before our report.
-                event.child.reader.join(timeout=1.0)
+                child.reader.join(timeout=1.0)
             if self._signal_follows():
                 return None
-            return event.child
+            if self.restart is None:
+                return child
+            self._schedule_restart(child)
+
+    def _until_next_restart(self) -> float:
+        due = [c.restart_at for c in self._children if c.restart_at is not None]
+        if not due:
+            return 1.0
+        return max(0.0, min(1.0, min(due) - time.monotonic()))
+
+    def _schedule_restart(self, child: _Child, failure: str | None = None) -> None:
+        assert self.restart is not None
+        now = time.monotonic()
+        if now - child.started_at >= self.restart.stable_after:
+            child.crashes_in_a_row = 0
+        child.crashes_in_a_row += 1
+        delay = self.restart.delay(child.crashes_in_a_row)
+        child.restart_at = now + delay
+        if failure is None:
+            failure = (
+                f"{child.name} exited unexpectedly with "
+                f"{describe_returncode(child.process.returncode)}"
+            )
+        self.alert(f"{failure}; restarting in {delay:g} s (restart {child.restarts + 1})")
+
+    def _restart_due(self) -> None:
+        now = time.monotonic()
+        for child in self._children:
+            if child.restart_at is None or child.restart_at > now:
+                continue
+            child.restart_at = None
+            with self._spawn_lock:
+                if self._stopping:
+                    return
+                try:
+                    process = self._spawn(child.spec)
+                except SupervisorError as error:
+                    self._schedule_restart(child, f"{error}")
+                    continue
+                child.process = process
+                child.started_at = time.monotonic()
+                child.exited = threading.Event()
+                child.restarts += 1
+                self._watch(child)
+            self.alert(f"{child.name} restarted (pid {process.pid}, restart {child.restarts})")
 
     def _signal_follows(self) -> bool:
         deadline = time.monotonic() + _SIGNAL_RACE_WINDOW
-        while (remaining := deadline - time.monotonic()) > 0:
-            try:
-                event = self._events.get(timeout=remaining)
-            except queue.Empty:
-                return False
-            if not isinstance(event, _ExitEvent):
-                self.log("shutdown requested, stopping")
-                return True
-        return False
+        # Other children's exits seen meanwhile are crashes of their own, to handle next.
+        exits: list[_Event] = []
+        try:
+            while (remaining := deadline - time.monotonic()) > 0:
+                try:
+                    event = self._events.get(timeout=remaining)
+                except queue.Empty:
+                    return False
+                if not isinstance(event, _ExitEvent):
+                    self.log("shutdown requested, stopping")
+                    return True
+                exits.append(event)
+            return False
+        finally:
+            for event in exits:
+                self._events.put(event)
 
-    def _await_exit(self, child: _Child) -> None:
-        child.process.wait()
-        child.exited.set()
+    def _await_exit(self, child: _Child, process: subprocess.Popen[bytes]) -> None:
+        exited = child.exited
+        process.wait()
+        exited.set()
         if not self._stopping:
-            self._events.put(_ExitEvent(child))
+            self._events.put(_ExitEvent(child, process))
 
     # -- stopping ------------------------------------------------------------------
 
@@ -399,8 +510,8 @@ class Supervisor:
                 line = raw.decode("utf-8", errors="replace").rstrip("\r\n")
                 self._write(f"{prefix}{line}\n")
 
-    def _write(self, text: str) -> None:
-        out = self._out if self._out is not None else sys.stdout
+    def _write(self, text: str, stream: TextIO | None = None) -> None:
+        out = stream or (self._out if self._out is not None else sys.stdout)
         # Keep draining the child's pipe even if our stdout is gone (`ramp dev | head`),
         # or the child would block on a full pipe.
         with self._out_lock, contextlib.suppress(OSError, ValueError):

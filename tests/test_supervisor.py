@@ -30,7 +30,7 @@ from temporalio.client import Client
 from temporalio.common import SearchAttributeIndexedValueType
 
 from ramp.config import Settings
-from ramp.supervisor import ChildSpec, Supervisor
+from ramp.supervisor import ChildSpec, RestartPolicy, Supervisor
 from ramp.temporal import SEARCH_ATTRIBUTES
 from ramp.temporal_server import (
     THROTTLE_LIFTING_DYNAMIC_CONFIG,
@@ -190,6 +190,100 @@ def test_child_exit_is_reported_and_the_rest_stopped(
     assert supervisor.returncode("api") == 0
 
 
+class Waiting:
+    """`Supervisor.wait()` in a thread (it is where restarts happen); its result kept."""
+
+    def __init__(self, supervisor: Supervisor) -> None:
+        self.result: list[int] = []
+        self.thread = threading.Thread(target=lambda: self.result.append(supervisor.wait()))
+        self.thread.start()
+
+    def join(self) -> int:
+        self.thread.join(timeout=15)
+        assert not self.thread.is_alive()
+        return self.result[0]
+
+
+def test_a_crashed_child_is_restarted_with_backoff_and_reported(out: io.StringIO) -> None:
+    err = io.StringIO()
+    policy = RestartPolicy(initial_delay=0.2, max_delay=0.4, stable_after=60)
+    sup = Supervisor(grace_period=5.0, out=out, err=err, restart=policy)
+    try:
+        sup.start(ChildSpec("temporal", py(SERVICE)))
+        sup.start(ChildSpec("worker", py(SERVICE)))
+        wait_ready(out, "temporal", "worker")
+        temporal = sup.pid("temporal")
+        waiting = Waiting(sup)
+
+        pids = [sup.pid("worker")]
+        for _ in range(3):
+            os.kill(sup.pid("worker"), signal.SIGKILL)
+            # The restarted process says it is ready: one line more than processes seen.
+            wait_for(lambda: out.getvalue().count("[worker] ready\n") == len(pids) + 1)
+            pids.append(sup.pid("worker"))
+        alerts = err.getvalue()
+
+        sup.request_stop()
+        assert waiting.join() == 0
+    finally:
+        sup.stop()
+
+    # Crashes in a row double the delay, up to the maximum; each is on stderr, twice.
+    for restart, delay in ((1, "0.2"), (2, "0.4"), (3, "0.4")):
+        assert (
+            f"[ramp] worker exited unexpectedly with signal SIGKILL; "
+            f"restarting in {delay} s (restart {restart})\n"
+        ) in alerts
+        assert f"[ramp] worker restarted (pid {pids[restart]}, restart {restart})\n" in alerts
+    assert len(set(pids)) == 4
+    assert sup.restarts("worker") == 3
+    # The other child ran throughout; the group stopped only when asked.
+    assert sup.pid("temporal") == temporal
+    assert sup.returncode("temporal") == 0
+    assert "unexpectedly" not in out.getvalue()
+    assert all(reaped(pid) for pid in [temporal, *pids])
+
+
+def test_children_that_crash_together_are_each_restarted(out: io.StringIO) -> None:
+    sup = Supervisor(grace_period=5.0, out=out, err=out, restart=RestartPolicy(initial_delay=0.1))
+    try:
+        for name in ("temporal", "worker", "api"):
+            sup.start(ChildSpec(name, py(SERVICE)))
+        wait_ready(out, "temporal", "worker", "api")
+        waiting = Waiting(sup)
+        for name in ("temporal", "worker"):  # e.g. a worker that dies with its server
+            os.kill(sup.pid(name), signal.SIGKILL)
+        wait_for(lambda: out.getvalue().count("ready\n") == 5)
+        sup.request_stop()
+        assert waiting.join() == 0
+    finally:
+        sup.stop()
+
+    assert [sup.restarts(name) for name in ("temporal", "worker", "api")] == [1, 1, 0]
+
+
+def test_a_child_that_ran_long_enough_restarts_from_the_first_delay(out: io.StringIO) -> None:
+    err = io.StringIO()
+    policy = RestartPolicy(initial_delay=0.2, max_delay=10, stable_after=0.5)
+    sup = Supervisor(grace_period=5.0, out=out, err=err, restart=policy)
+    try:
+        sup.start(ChildSpec("api", py(SERVICE)))
+        wait_ready(out, "api")
+        waiting = Waiting(sup)
+        os.kill(sup.pid("api"), signal.SIGKILL)
+        wait_for(lambda: out.getvalue().count("[api] ready\n") == 2)
+        time.sleep(0.6)  # longer than stable_after: the next crash is a first one again
+        os.kill(sup.pid("api"), signal.SIGKILL)
+        wait_for(lambda: out.getvalue().count("[api] ready\n") == 3)
+        sup.request_stop()
+        assert waiting.join() == 0
+    finally:
+        sup.stop()
+
+    assert "restarting in 0.2 s (restart 1)" in err.getvalue()
+    assert "restarting in 0.2 s (restart 2)" in err.getvalue()
+
+
 def test_child_ignoring_sigterm_gets_sigkill_with_its_group(out: io.StringIO) -> None:
     # The child starts a grandchild that also ignores SIGTERM: it must not survive either.
     spawner = textwrap.dedent(
@@ -240,10 +334,11 @@ def test_unprefixed_child_writes_straight_to_our_stdout(
 SCRIPT = textwrap.dedent(
     """
     import os, sys
-    from ramp.supervisor import ChildSpec, Supervisor
+    from ramp.supervisor import ChildSpec, RestartPolicy, Supervisor
 
     code, grace = sys.argv[1], float(sys.argv[2])
-    sup = Supervisor(grace_period=grace)
+    restart = RestartPolicy(initial_delay=0.1) if sys.argv[3] == "restart" else None
+    sup = Supervisor(grace_period=grace, restart=restart)
     for name in ("temporal", "worker", "api"):
         sup.start(ChildSpec(name, [sys.executable, "-c", code]))
     print("pids", *(sup.pid(n) for n in sup.names), flush=True)
@@ -259,12 +354,12 @@ SCRIPT = textwrap.dedent(
 
 
 class ScriptRun:
-    def __init__(self, tmp_path: Path, child_code: str, grace: float) -> None:
+    def __init__(self, tmp_path: Path, child_code: str, grace: float, restart: bool) -> None:
         script = tmp_path / "supervise.py"
         script.write_text(SCRIPT)
         env = {**os.environ, "PYTHONPATH": str(REPO), "PYTHONUNBUFFERED": "1"}
         self.process = subprocess.Popen(
-            [sys.executable, str(script), child_code, str(grace)],
+            [sys.executable, str(script), child_code, str(grace), "restart" if restart else "-"],
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             env=env,
@@ -299,7 +394,13 @@ class ScriptRun:
                     self.lines.append(line)
 
     def child_pids(self) -> list[int]:
-        self.read_until(lambda: sum(line.endswith("] ready\n") for line in self.lines) == 3)
+        # The children may say they are ready before the script prints their pids.
+        self.read_until(
+            lambda: (
+                sum(line.endswith("] ready\n") for line in self.lines) == 3
+                and any(line.startswith("pids ") for line in self.lines)
+            )
+        )
         pids = next(line for line in self.lines if line.startswith("pids "))
         return [int(pid) for pid in pids.split()[1:]]
 
@@ -316,11 +417,11 @@ class ScriptRun:
 
 
 @pytest.fixture
-def script_run(tmp_path: Path) -> Iterator[Callable[[str, float], ScriptRun]]:
+def script_run(tmp_path: Path) -> Iterator[Callable[..., ScriptRun]]:
     runs: list[ScriptRun] = []
 
-    def make(child_code: str, grace: float) -> ScriptRun:
-        runs.append(ScriptRun(tmp_path, child_code, grace))
+    def make(child_code: str, grace: float, restart: bool = False) -> ScriptRun:
+        runs.append(ScriptRun(tmp_path, child_code, grace, restart))
         return runs[-1]
 
     yield make
@@ -328,11 +429,13 @@ def script_run(tmp_path: Path) -> Iterator[Callable[[str, float], ScriptRun]]:
         run.kill()
 
 
+@pytest.mark.parametrize("restart", [False, True], ids=["fail-fast", "restarting"])
 @pytest.mark.parametrize("target", ["supervisor", "process-group", "everyone"])
 def test_sigint_stops_everything_quietly(
-    script_run: Callable[[str, float], ScriptRun], target: str
+    script_run: Callable[..., ScriptRun], target: str, restart: bool
 ) -> None:
-    run = script_run(SERVICE, 5.0)
+    # With restarts on, children that exit on the same Ctrl-C are not restarted either.
+    run = script_run(SERVICE, 5.0, restart)
     pids = run.child_pids()
 
     if target == "supervisor":
@@ -349,6 +452,7 @@ def test_sigint_stops_everything_quietly(
     assert rc == 0, output
     assert "[ramp] received SIGINT, stopping" in output or "shutdown requested" in output
     assert "unexpectedly" not in output
+    assert "restart" not in output
     assert "Traceback" not in output
     # A child busy exiting on one signal (its SIGINT or our SIGTERM) may get the other
     # after its interpreter restored the default handlers: that is a stop all the same.
@@ -358,7 +462,7 @@ def test_sigint_stops_everything_quietly(
     assert not any(running(pid) for pid in pids)
 
 
-def test_second_sigint_escalates_to_sigkill(script_run: Callable[[str, float], ScriptRun]) -> None:
+def test_second_sigint_escalates_to_sigkill(script_run: Callable[..., ScriptRun]) -> None:
     run = script_run(STUBBORN, 30.0)
     pids = run.child_pids()
 
@@ -379,7 +483,7 @@ def test_second_sigint_escalates_to_sigkill(script_run: Callable[[str, float], S
 
 
 def test_children_die_when_the_supervisor_is_sigkilled(
-    script_run: Callable[[str, float], ScriptRun],
+    script_run: Callable[..., ScriptRun],
 ) -> None:
     run = script_run(SERVICE, 5.0)
     pids = run.child_pids()

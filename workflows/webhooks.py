@@ -3,13 +3,13 @@
 The intent workflow's `record_intent` activity stores each event with one delivery per
 subscribed endpoint and starts this workflow for each delivery (id
 `webhook-delivery-<deliveryId>`, never reused, so a retried start cannot deliver twice).
-Attempts are activities; the waits between them are durable timers, so neither a
-worker nor a server restart loses a delivery or shortens its schedule.
+A delivery whose start was lost is started by the outbox sweeper (ramp/webhooks/sweeper.py).
+Attempts are activities; the waits between them are durable timers, so neither a worker
+nor a server restart loses a delivery or shortens its schedule.
 """
 
 from __future__ import annotations
 
-import contextlib
 from datetime import timedelta
 
 from temporalio import workflow
@@ -70,9 +70,10 @@ def delivery_workflow_id(delivery_id: str) -> str:
     return f"webhook-delivery-{delivery_id}"
 
 
-async def start_delivery(client: Client, order: DeliveryOrder) -> None:
-    """Starts the delivery unless it was started before (a retried write starts again)."""
-    with contextlib.suppress(WorkflowAlreadyStartedError):
+async def start_delivery(client: Client, order: DeliveryOrder) -> bool:
+    """Starts the delivery unless it was started before (a retried write, or the outbox
+    sweeper, starts again); True if this call started it."""
+    try:
         await client.start_workflow(
             WebhookDeliveryWorkflow.run,
             order,
@@ -80,3 +81,6 @@ async def start_delivery(client: Client, order: DeliveryOrder) -> None:
             task_queue=temporal.TASK_QUEUE,
             id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE,
         )
+    except WorkflowAlreadyStartedError:
+        return False
+    return True
