@@ -4,6 +4,7 @@ own HTML pages (the hosted onboarding and its error pages) filled in, with a fav
 from __future__ import annotations
 
 import re
+import uuid
 from datetime import timedelta
 from html.parser import HTMLParser
 from pathlib import Path
@@ -15,6 +16,7 @@ import pytest
 
 from ramp.config import Settings
 from ramp.security.tokens import TokenService
+from tests.payments import create_intent, register_accounts
 from tests.test_onboarding_api import start_onboarding
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -96,3 +98,34 @@ async def test_browsers_find_the_icon_at_the_root(client: httpx.AsyncClient) -> 
     assert icon.headers["content-type"] == "image/svg+xml"
     assert icon.headers["x-content-type-options"] == "nosniff"
     assert icon.text.startswith("<svg")
+
+
+def _version(value: str) -> int:
+    return uuid.UUID(value).version
+
+
+@pytest.mark.usefixtures("worker")
+async def test_ids_have_the_versions_decisions_md_gives(
+    client: httpx.AsyncClient, customer: dict[str, Any]
+) -> None:
+    """docs/decisions.md, "Identifiers": random ids for records created on their own,
+    UUIDv5 for ids derived from another (an idempotency key, the intent)."""
+    row = next(
+        line
+        for line in (ROOT / "docs" / "decisions.md").read_text().splitlines()
+        if line.startswith("| Identifiers |")
+    )
+    assert "Idempotency-Key` is UUIDv5" in row
+    token = customer["access_token"]
+    accounts = await register_accounts(client, token)
+    keyed = await create_intent(client, token, accounts, headers={"Idempotency-Key": "ids-1"})
+    plain = await create_intent(client, token, accounts)
+    assert (keyed.status_code, plain.status_code) == (201, 201)
+    assert _version(customer["id"]) == 4
+    assert {_version(account) for account in accounts} == {4}
+    assert _version(keyed.json()["intent"]["id"]) == 5
+    assert _version(plain.json()["intent"]["id"]) == 4
+    for created in (keyed.json()["intent"], plain.json()["intent"]):
+        plan = created["compliancePlan"]
+        derived = [plan["id"], created["mmPlan"]["id"], *(step["id"] for step in plan["steps"])]
+        assert {_version(value) for value in derived} == {5}
