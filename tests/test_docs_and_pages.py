@@ -100,7 +100,7 @@ async def test_browsers_find_the_icon_at_the_root(client: httpx.AsyncClient) -> 
     assert icon.text.startswith("<svg")
 
 
-def _version(value: str) -> int:
+def _version(value: str) -> int | None:
     return uuid.UUID(value).version
 
 
