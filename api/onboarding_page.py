@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, Response
+from starlette.responses import FileResponse, HTMLResponse, Response
 from starlette.staticfiles import StaticFiles
 from starlette.types import Message, Receive, Scope, Send
 
@@ -106,6 +106,16 @@ def _error(status: int, kind: str, headers: dict[str, str]) -> HTMLResponse:
         .replace("{{lang}}", html.escape(messages()["lang"]))
     )
     return HTMLResponse(page, status_code=status, headers=headers)
+
+
+async def favicon(request: Request) -> Response:
+    """The service's icon at `/favicon.ico`, where browsers look for it on any of our
+    pages (the onboarding pages link the same file)."""
+    return FileResponse(
+        STATIC / "favicon.svg",
+        media_type="image/svg+xml",
+        headers={"Cache-Control": "public, max-age=86400", "X-Content-Type-Options": "nosniff"},
+    )
 
 
 class OnboardingAssets:

@@ -15,7 +15,7 @@ from api.onboarding import (
     put_onboarding_origins,
     submit_step,
 )
-from api.onboarding_page import OnboardingAssets, onboarding_page
+from api.onboarding_page import OnboardingAssets, favicon, onboarding_page
 from api.openapi import openapi_json
 from api.sandbox import record_step_outcome, report_transaction_event
 from api.walletpay import issue_nonce, verify_challenge
@@ -65,6 +65,7 @@ V1: list[BaseRoute] = [
 
 ROUTES: list[BaseRoute] = [
     Route("/healthz", healthz, methods=["GET"]),
+    Route("/favicon.ico", favicon, methods=["GET"]),
     # The hosted onboarding page behind `frontendUrl` (HTML), and its static files.
     Mount("/onboarding/assets", app=OnboardingAssets()),
     Route("/onboarding/{intentId}", onboarding_page, methods=["GET"]),

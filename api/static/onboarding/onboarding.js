@@ -14,6 +14,8 @@
 // 15 s, so an intent that expires (or a link that does) is noticed without a submit.
 const REVIEW_POLL_MS = 2000;
 const WATCH_POLL_MS = 15000;
+// Intent statuses after which nothing can be resumed (docs/states.md: final statuses).
+const FAILED_STATUSES = ["FAILED", "EXPIRED", "CANCELLED"];
 
 const intentId = decodeURIComponent(location.pathname.split("/").filter(Boolean).pop() || "");
 // The link's token, then out of the address bar and the history (a reload in this tab
@@ -179,7 +181,7 @@ function accept(next, { initial = false } = {}) {
   if (!announcedEnd && next.planStatus === "COMPLETED") {
     announcedEnd = true;
     post("INTENT_COMPLETED", { intentId: next.intentId });
-  } else if (!announcedEnd && ["FAILED", "EXPIRED", "CANCELLED"].includes(next.status)) {
+  } else if (!announcedEnd && FAILED_STATUSES.includes(next.status)) {
     announcedEnd = true;
     post("INTENT_FAILED", { intentId: next.intentId, reason: next.failureReason || next.status });
   }
@@ -215,6 +217,12 @@ function linkProblem(result) {
 }
 
 // --- rendering ------------------------------------------------------------------------------
+
+// Verification is over: the intent reached a final status or every step is done. Close
+// then says so instead of offering to resume.
+function verificationEnded() {
+  return FAILED_STATUSES.includes(view.status) || view.status === "COMPLETED" || view.planStatus === "COMPLETED";
+}
 
 function currentStep() {
   return view.steps.find((step) => step.code === view.currentStepCode) || null;
@@ -276,14 +284,15 @@ function render() {
     amount: view.transferAmount.amount,
     currency: view.transferAmount.currencyCode,
   });
-  closeButton.hidden = false;
+  // After Close on an ended verification there is nothing left to close.
+  closeButton.hidden = dismissed && verificationEnded();
   closeButton.textContent = t("page.cancel");
   closeButton.setAttribute("aria-label", t("page.cancelLabel"));
 
   let screen;
   const step = currentStep();
-  if (dismissed) screen = dismissedPanel();
-  else if (["FAILED", "EXPIRED", "CANCELLED"].includes(view.status)) screen = failedPanel();
+  if (dismissed) screen = verificationEnded() ? closedPanel() : dismissedPanel();
+  else if (FAILED_STATUSES.includes(view.status)) screen = failedPanel();
   else if (view.planStatus === "COMPLETED") screen = completedPanel();
   else if (step && step.status === "SUBMITTED") {
     screen = reviewPanel(step);
@@ -345,6 +354,40 @@ function dismissedPanel() {
         onclick: () => { dismissed = false; screenKey = null; render(); },
       }),
     ),
+  );
+}
+
+function closedPanel() {
+  if (FAILED_STATUSES.includes(view.status)) {
+    const message = view.status === "FAILED" ? t("failed.message") : t(`failed.${view.status}`);
+    return panel(
+      `closed:${view.status}`,
+      t("closed.title"),
+      el("div", { class: "panel__icon panel__icon--error", "aria-hidden": "true" }),
+      el("p", { text: message }),
+      el("p", { class: "panel__intro", text: t("closed.message") }),
+    );
+  }
+  const transaction = view.transaction;
+  const deposit = transaction && transaction.depositInstructions.length > 0;
+  return panel(
+    "closed:complete",
+    t("closed.completeTitle"),
+    el("div", { class: "panel__icon panel__icon--ok", "aria-hidden": "true" }),
+    el("p", { text: t("closed.completeMessage") }),
+    // The deposit details stay within reach: the customer still has to send the money.
+    deposit
+      ? el(
+        "div",
+        { class: "actions" },
+        el("button", {
+          type: "button",
+          class: "button button--primary",
+          text: t("closed.showDeposit"),
+          onclick: () => { dismissed = false; screenKey = null; render(); },
+        }),
+      )
+      : null,
   );
 }
 
@@ -529,6 +572,17 @@ function stepPanel(step) {
     groups.get(prefix).append(fieldBlock(field));
   }
   const summary = el("div", { class: "summary", id: "form-summary", role: "alert" });
+  // A field's error goes as soon as the customer changes that field; the summary stays
+  // until the next submit says what is still wrong.
+  const clearFieldError = (event) => {
+    const input = event.target;
+    if (!input.id || input.getAttribute("aria-invalid") !== "true") return;
+    input.removeAttribute("aria-invalid");
+    const error = form.querySelector(`#${input.id}-error`);
+    if (error) error.textContent = "";
+  };
+  form.addEventListener("input", clearFieldError);
+  form.addEventListener("change", clearFieldError);
   const submit = el("button", { type: "submit", class: "button button--primary", text: t("page.submit") });
   form.append(summary, el("div", { class: "actions" }, submit));
   form.addEventListener("submit", (event) => {
@@ -692,8 +746,11 @@ function showProblem(kind) {
   title.focus();
 }
 
-closeButton.addEventListener("click", () => {
+closeButton.addEventListener("click", async () => {
   if (!view) return;
+  // The intent may have ended since the last read, and what Close shows depends on it.
+  const fresh = await api("GET").catch(() => null);
+  if (fresh && fresh.ok && changed(fresh.body)) accept(fresh.body);
   post("INTENT_DISMISSED", { intentId: view.intentId });
   const back = !embedded ? redirectUrl(view.status) : null;
   if (back) {
