@@ -25,10 +25,16 @@ from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Worker
 
 from api.app import create_app
-from ramp.adapters import ProviderAdapters, SandboxProviderAdapter, TransactionOrder
+from ramp.adapters import (
+    ProviderAdapters,
+    ProviderTransaction,
+    SandboxProviderAdapter,
+    TransactionCancellation,
+    TransactionOrder,
+)
 from ramp.catalog import Provider, provider_by_code
 from ramp.config import Settings
-from ramp.intents.models import IntentOutcome, ProviderTransaction, TransactionCancellation
+from ramp.intents.models import IntentOutcome
 from ramp.intents.states import IntentStatus
 from ramp.security.encryption import SecretBox
 from ramp.temporal_server import ensure_search_attributes
