@@ -18,7 +18,13 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 from temporalio import activity
 
 from activities.webhooks import WebhookOutbox
-from ramp.adapters import AccountDetails, ProviderAdapters, TransactionOrder
+from ramp.adapters import (
+    AccountDetails,
+    ProviderAdapters,
+    ProviderTransaction,
+    TransactionCancellation,
+    TransactionOrder,
+)
 from ramp.catalog import (
     AccountFacts,
     AccountType,
@@ -51,10 +57,8 @@ from ramp.intents.models import (
     CheckResults,
     IntentRequest,
     ProviderSelection,
-    ProviderTransaction,
     RequirementChecks,
     RequirementSpec,
-    TransactionCancellation,
     TransactionRequest,
 )
 from ramp.projects import routing_accounts

@@ -35,8 +35,9 @@ from ramp.db.tables import (
 )
 from ramp.db.types import utcnow
 from ramp.db.upsert import insert_missing
-from ramp.projects import is_public_address, signing_secrets
+from ramp.projects import signing_secrets
 from ramp.security.encryption import SecretBox
+from ramp.security.network import is_public_address
 from ramp.webhooks.endpoints import EndpointRefused, cancel_pending
 from ramp.webhooks.events import WebhookEvent
 from ramp.webhooks.models import (

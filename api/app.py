@@ -21,7 +21,6 @@ from ramp import temporal
 from ramp.config import Settings
 from ramp.db.engine import create_engine, session_factory
 from ramp.identity.oidc import OidcVerifier
-from ramp.onboarding.forms import MAX_SUBMISSION_BYTES
 from ramp.ratelimit import limiter_from_settings
 from ramp.security.tokens import TokenService
 
@@ -58,12 +57,8 @@ def create_app(settings: Settings | None = None) -> Starlette:
         routes=ROUTES,
         middleware=[
             Middleware(RefuseControlCharacters),
-            Middleware(
-                BodySizeLimit,
-                max_bytes=settings.max_body_bytes,
-                # A step of the hosted onboarding may carry a document.
-                larger=[("/v1/onboarding/", max(MAX_SUBMISSION_BYTES, settings.max_body_bytes))],
-            ),
+            # The limit of each route is its own (a step of the hosted onboarding is larger).
+            Middleware(BodySizeLimit, max_bytes=settings.max_body_bytes, routes=ROUTES),
             # RateLimit-* headers of the project budget counted by authentication.
             Middleware(RateLimitHeaders),
         ],

@@ -1,8 +1,8 @@
 """Request bodies in the OpenAPI document: their schema, and the limits every body has.
 
-The limits are the ones the API enforces (api/middleware.py for bytes, api/body.py for
-the parse), written both in prose and as `x-maxBytes` / `x-maxDepth` so that a program
-(and our tests) can read them.
+The limits are the ones the API enforces (api/middleware.py for bytes, each route's own,
+api/body.py for the parse), written both in prose and as `x-maxBytes` / `x-maxDepth` so
+that a program (and our tests) can read them.
 """
 
 from __future__ import annotations
@@ -12,23 +12,10 @@ from typing import Any
 from pydantic import BaseModel
 
 from api.body import MAX_JSON_DEPTH
-from ramp.onboarding.forms import MAX_SUBMISSION_BYTES, SUBMISSION_MODELS, AnySubmission
-
-# Bodies under this path may be larger (documents); see api/app.py.
-LARGER_BODIES_PREFIX = "/onboarding/"
+from ramp.onboarding.forms import SUBMISSION_MODELS, AnySubmission
 
 
-def body_limit(path: str, max_body_bytes: int) -> int:
-    """The largest body `path` (relative to /v1) accepts, as api/app.py configures it."""
-    if path.startswith(LARGER_BODIES_PREFIX):
-        return max(MAX_SUBMISSION_BYTES, max_body_bytes)
-    return max_body_bytes
-
-
-def request_body(
-    model: type[BaseModel], path: str, required: bool, max_body_bytes: int
-) -> dict[str, Any]:
-    max_bytes = body_limit(path, max_body_bytes)
+def request_body(model: type[BaseModel], required: bool, max_bytes: int) -> dict[str, Any]:
     description = (
         f"A JSON object in UTF-8 (`Content-Type: application/json`), at most {max_bytes} "
         f"bytes (413 beyond), objects and arrays nested at most {MAX_JSON_DEPTH} levels "

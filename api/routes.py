@@ -1,9 +1,12 @@
-"""Every route of the API, in one place."""
+"""Every route of the API, in one place, each with its OpenAPI operation (api/operations.py)."""
 
 from __future__ import annotations
 
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 
+from api import schemas
 from api.catalog import get_requirements, list_providers, list_supported_currencies
 from api.customers import create_customer
 from api.external_accounts import create_external_accounts
@@ -16,8 +19,18 @@ from api.onboarding import (
     submit_step,
 )
 from api.onboarding_page import OnboardingAssets, favicon, onboarding_page
-from api.openapi import openapi_json
+from api.operations import (
+    CURSOR,
+    IDEMPOTENCY_KEY,
+    LIMIT,
+    ApiRoute,
+    Operation,
+    path_parameter,
+    query_currency,
+    query_filter,
+)
 from api.sandbox import record_step_outcome, report_transaction_event
+from api.services import services
 from api.walletpay import issue_nonce, verify_challenge
 from api.webhooks import (
     create_endpoint,
@@ -28,38 +41,399 @@ from api.webhooks import (
     redeliver,
     update_endpoint,
 )
+from ramp.onboarding.forms import MAX_SUBMISSION_BYTES, AnySubmission
+
+
+async def openapi_json(request: Request) -> Response:
+    # Imported here: the document is built from the table below.
+    from api.openapi import openapi_document
+
+    return JSONResponse(openapi_document(services(request).settings.max_body_bytes))
+
 
 V1: list[BaseRoute] = [
-    Route("/walletpay/auth/nonce", issue_nonce, methods=["GET"]),
-    Route("/walletpay/auth/challenge", verify_challenge, methods=["POST"]),
-    Route("/customers", create_customer, methods=["POST"]),
-    Route("/currencies/supported", list_supported_currencies, methods=["GET"]),
-    Route("/providers", list_providers, methods=["GET"]),
-    Route("/external-accounts/requirements", get_requirements, methods=["GET"]),
-    Route("/customers/external-accounts", create_external_accounts, methods=["POST"]),
-    Route("/intent", create_intent, methods=["POST"]),
-    Route("/intent", list_intents, methods=["GET"]),
-    Route("/intent/{id}", get_intent, methods=["GET"]),
-    Route("/intent/{intentId}/transaction", execute_intent, methods=["POST"]),
-    Route("/webhooks/endpoints", create_endpoint, methods=["POST"]),
-    Route("/webhooks/endpoints", list_endpoints, methods=["GET"]),
-    Route("/webhooks/endpoints/{id}", update_endpoint, methods=["PATCH"]),
-    Route("/webhooks/endpoints/{id}", delete_endpoint, methods=["DELETE"]),
-    Route("/webhooks/deliveries", list_deliveries, methods=["GET"]),
-    Route("/webhooks/deliveries/{id}", get_delivery, methods=["GET"]),
-    Route("/webhooks/deliveries/{id}/redeliver", redeliver, methods=["POST"]),
+    ApiRoute(
+        "GET",
+        "/walletpay/auth/nonce",
+        issue_nonce,
+        Operation(
+            "issueWalletNonce",
+            "A single-use nonce for a Sign-In with Ethereum message (plain text)",
+            auth=None,
+            status=200,
+            response="text",
+            limited_per_address=True,
+        ),
+    ),
+    ApiRoute(
+        "POST",
+        "/walletpay/auth/challenge",
+        verify_challenge,
+        Operation(
+            "verifyWalletChallenge",
+            "Verify a signed SIWE message; returns a token for `subject_token`",
+            auth=None,
+            status=200,
+            request=schemas.WalletChallenge,
+            response=schemas.WalletToken,
+            errors=(400, 401),
+            limited_per_address=True,
+        ),
+    ),
+    ApiRoute(
+        "POST",
+        "/customers",
+        create_customer,
+        Operation(
+            "createCustomer",
+            "Create or retrieve a customer (201 created, 200 retrieved) with a fresh access token",
+            auth="basic",
+            status=201,
+            request=schemas.CreateCustomer,
+            response=schemas.CustomerResource,
+            errors=(400, 401, 409),
+            also=(200,),
+        ),
+    ),
+    ApiRoute(
+        "GET",
+        "/currencies/supported",
+        list_supported_currencies,
+        Operation(
+            "listSupportedRoutes",
+            "Routes available to the project, with the providers serving each",
+            auth="basic",
+            status=200,
+            response="list",
+            item=schemas.RouteResource,
+            errors=(401,),
+        ),
+    ),
+    ApiRoute(
+        "GET",
+        "/providers",
+        list_providers,
+        Operation(
+            "listProviders",
+            "Providers available to the project, with their capabilities",
+            auth="basic",
+            status=200,
+            response="list",
+            item=schemas.ProviderResource,
+            errors=(401,),
+        ),
+    ),
+    ApiRoute(
+        "GET",
+        "/external-accounts/requirements",
+        get_requirements,
+        Operation(
+            "getAccountRequirements",
+            "JSON Schemas (draft 2020-12) of the source and destination accounts of a route",
+            auth="basic",
+            status=200,
+            response=schemas.RequirementsResource,
+            parameters=(
+                query_currency("src", "Source currency code"),
+                query_currency("dest", "Destination currency code"),
+            ),
+            errors=(400, 401),
+        ),
+    ),
+    ApiRoute(
+        "POST",
+        "/customers/external-accounts",
+        create_external_accounts,
+        Operation(
+            "createExternalAccounts",
+            "Register the customer's source and destination accounts, together",
+            auth="bearer",
+            status=201,
+            request=schemas.CreateExternalAccounts,
+            response=schemas.ExternalAccountPair,
+            errors=(400, 401),
+        ),
+    ),
+    ApiRoute(
+        "POST",
+        "/intent",
+        create_intent,
+        Operation(
+            "createIntent",
+            "Create a payment intent: provider selection, compliance plan and, when every "
+            "requirement is already satisfied, the transaction",
+            auth="bearer",
+            status=201,
+            request=schemas.CreateIntent,
+            response=schemas.IntentEnvelope,
+            parameters=(IDEMPOTENCY_KEY,),
+            errors=(400, 401, 409, 502, 503),
+            headers=(
+                (
+                    "Idempotent-Replayed",
+                    "`true` when the intent was created by an earlier request with the same "
+                    "Idempotency-Key",
+                ),
+            ),
+        ),
+    ),
+    ApiRoute(
+        "GET",
+        "/intent",
+        list_intents,
+        Operation(
+            "listIntents",
+            "The customer's intents, newest first; the next page's URL is in the `Link` header",
+            auth="bearer",
+            status=200,
+            response="list",
+            item=schemas.IntentEnvelope,
+            parameters=(LIMIT, CURSOR),
+            errors=(400, 401),
+            headers=(("Link", 'The next page: `</v1/intent?limit=N&cursor=...>; rel="next"`'),),
+        ),
+    ),
+    ApiRoute(
+        "GET",
+        "/intent/{id}",
+        get_intent,
+        Operation(
+            "getIntent",
+            "One intent of the customer: status, compliance plan, money movement plan, transaction",
+            auth="bearer",
+            status=200,
+            response=schemas.IntentEnvelope,
+            parameters=(path_parameter("id", "Intent id"),),
+            errors=(401, 404),
+        ),
+    ),
+    ApiRoute(
+        "POST",
+        "/intent/{intentId}/transaction",
+        execute_intent,
+        Operation(
+            "createIntentTransaction",
+            "Create the transaction of an intent whose compliance plan is complete (once)",
+            auth="bearer",
+            status=201,
+            request=schemas.ExecuteIntent,
+            body_required=False,
+            response=schemas.IntentEnvelope,
+            parameters=(path_parameter("intentId", "Intent id"),),
+            errors=(400, 401, 404, 502, 503),
+        ),
+    ),
     # Sandbox only (404 in production): stand-ins for providers and verification.
-    Route("/sandbox/transactions/{id}/events", report_transaction_event, methods=["POST"]),
-    Route(
+    ApiRoute(
+        "POST",
+        "/sandbox/transactions/{id}/events",
+        report_transaction_event,
+        Operation(
+            "reportSandboxProviderEvent",
+            "Sandbox only: report provider progress on a transaction (202; applied asynchronously)",
+            auth="basic",
+            status=202,
+            request=schemas.SandboxProviderEvent,
+            response=schemas.ProviderEventAccepted,
+            parameters=(path_parameter("id", "Transaction id"),),
+            errors=(400, 401, 404, 409, 503),
+        ),
+    ),
+    ApiRoute(
+        "POST",
         "/sandbox/intents/{intentId}/compliance-steps/{stepCode}",
         record_step_outcome,
-        methods=["POST"],
+        Operation(
+            "recordSandboxStepOutcome",
+            "Sandbox only: report the outcome of the current compliance step (202; applied "
+            "asynchronously)",
+            auth="basic",
+            status=202,
+            request=schemas.SandboxStepOutcome,
+            response=schemas.StepOutcomeAccepted,
+            parameters=(
+                path_parameter("intentId", "Intent id"),
+                path_parameter("stepCode", "Requirement code"),
+            ),
+            errors=(400, 401, 404, 409, 503),
+        ),
+    ),
+    ApiRoute(
+        "POST",
+        "/webhooks/endpoints",
+        create_endpoint,
+        Operation(
+            "createWebhookEndpoint",
+            "Add a webhook endpoint: where the project's events go, and which events",
+            auth="basic",
+            status=201,
+            request=schemas.CreateWebhookEndpoint,
+            response=schemas.WebhookEndpointResource,
+            errors=(400, 401),
+        ),
+    ),
+    ApiRoute(
+        "GET",
+        "/webhooks/endpoints",
+        list_endpoints,
+        Operation(
+            "listWebhookEndpoints",
+            "The project's webhook endpoints, oldest first",
+            auth="basic",
+            status=200,
+            response="list",
+            item=schemas.WebhookEndpointResource,
+            errors=(401,),
+        ),
+    ),
+    ApiRoute(
+        "PATCH",
+        "/webhooks/endpoints/{id}",
+        update_endpoint,
+        Operation(
+            "updateWebhookEndpoint",
+            "Change an endpoint's URL, event types, description, or enable/disable it",
+            auth="basic",
+            status=200,
+            request=schemas.UpdateWebhookEndpoint,
+            response=schemas.WebhookEndpointResource,
+            parameters=(path_parameter("id", "Webhook endpoint id"),),
+            errors=(400, 401, 404),
+        ),
+    ),
+    ApiRoute(
+        "DELETE",
+        "/webhooks/endpoints/{id}",
+        delete_endpoint,
+        Operation(
+            "deleteWebhookEndpoint",
+            "Remove an endpoint; its deliveries stay in the log, pending ones are cancelled",
+            auth="basic",
+            status=204,
+            response=None,
+            parameters=(path_parameter("id", "Webhook endpoint id"),),
+            errors=(401, 404),
+        ),
+    ),
+    ApiRoute(
+        "GET",
+        "/webhooks/deliveries",
+        list_deliveries,
+        Operation(
+            "listWebhookDeliveries",
+            "The delivery log, newest first, each delivery with its attempts; the next page's "
+            "URL is in the `Link` header",
+            auth="basic",
+            status=200,
+            response="list",
+            item=schemas.WebhookDeliveryResource,
+            parameters=(
+                LIMIT,
+                CURSOR,
+                query_filter("status", "Delivery status", "DeliveryStatus"),
+                query_filter("eventType", "Event type", "WebhookEventType"),
+                query_filter("endpointId", "Webhook endpoint id"),
+                query_filter("intentId", "Intent id"),
+                query_filter(
+                    "eventId", "Event id (`eventId` of the envelope, `webhook-id` header)"
+                ),
+            ),
+            errors=(400, 401),
+            headers=(("Link", 'The next page: `<...?limit=N&cursor=...>; rel="next"`'),),
+        ),
+    ),
+    ApiRoute(
+        "GET",
+        "/webhooks/deliveries/{id}",
+        get_delivery,
+        Operation(
+            "getWebhookDelivery",
+            "One delivery with its attempts",
+            auth="basic",
+            status=200,
+            response=schemas.WebhookDeliveryResource,
+            parameters=(path_parameter("id", "Webhook delivery id"),),
+            errors=(401, 404),
+        ),
+    ),
+    ApiRoute(
+        "POST",
+        "/webhooks/deliveries/{id}/redeliver",
+        redeliver,
+        Operation(
+            "redeliverWebhook",
+            "Send a delivery's event again, once, as a new delivery (202: on its way)",
+            auth="basic",
+            status=202,
+            response=schemas.WebhookDeliveryResource,
+            parameters=(path_parameter("id", "Webhook delivery id"),),
+            errors=(401, 404, 409, 503),
+        ),
     ),
     # Hosted onboarding: its JSON API (onboarding token) and the project's setting (Basic).
-    Route("/onboarding/{intentId}", get_onboarding, methods=["GET"]),
-    Route("/onboarding/{intentId}/steps/{stepCode}", submit_step, methods=["POST"]),
-    Route("/project/onboarding-origins", get_onboarding_origins, methods=["GET"]),
-    Route("/project/onboarding-origins", put_onboarding_origins, methods=["PUT"]),
+    ApiRoute(
+        "GET",
+        "/onboarding/{intentId}",
+        get_onboarding,
+        Operation(
+            "getOnboarding",
+            "Hosted onboarding: the intent's compliance plan as its customer sees it, with the "
+            "form of each step and, once it exists, the transaction's deposit instructions",
+            auth="onboarding",
+            status=200,
+            response=schemas.OnboardingResource,
+            parameters=(path_parameter("intentId", "Intent id"),),
+            errors=(401, 404),
+        ),
+    ),
+    ApiRoute(
+        "POST",
+        "/onboarding/{intentId}/steps/{stepCode}",
+        submit_step,
+        Operation(
+            "submitOnboardingStep",
+            "Hosted onboarding: submit the current step (the body is the form of its "
+            "requirement code); answers with the onboarding as the intent's workflow left it",
+            auth="onboarding",
+            status=200,
+            request=AnySubmission,
+            response=schemas.OnboardingResource,
+            parameters=(
+                path_parameter("intentId", "Intent id"),
+                path_parameter("stepCode", "Requirement code"),
+            ),
+            errors=(400, 401, 404, 409, 503),
+            # A step may carry a document.
+            max_body_bytes=MAX_SUBMISSION_BYTES,
+        ),
+    ),
+    ApiRoute(
+        "GET",
+        "/project/onboarding-origins",
+        get_onboarding_origins,
+        Operation(
+            "getOnboardingOrigins",
+            "Origins allowed to embed the hosted onboarding page (and to receive its messages)",
+            auth="basic",
+            status=200,
+            response=schemas.OnboardingOriginsResource,
+            errors=(401,),
+        ),
+    ),
+    ApiRoute(
+        "PUT",
+        "/project/onboarding-origins",
+        put_onboarding_origins,
+        Operation(
+            "setOnboardingOrigins",
+            "Replace the origins allowed to embed the hosted onboarding page",
+            auth="basic",
+            status=200,
+            request=schemas.OnboardingOrigins,
+            response=schemas.OnboardingOriginsResource,
+            errors=(400, 401),
+        ),
+    ),
     Route("/openapi.json", openapi_json, methods=["GET"]),
 ]
 

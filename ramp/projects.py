@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import ipaddress
-import socket
 import uuid
 from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta
-from urllib.parse import urlsplit
 
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
@@ -19,6 +16,7 @@ from ramp.db.types import utcnow
 from ramp.identity import oidc
 from ramp.security.credentials import generate_client_credentials, hash_client_secret
 from ramp.security.encryption import SecretBox
+from ramp.security.network import public_host
 from ramp.timestamps import format_timestamp
 
 
@@ -111,31 +109,6 @@ async def trust_issuer(
     await session.commit()
     await session.refresh(trusted)
     return trusted
-
-
-def public_host(url: str) -> bool:
-    """Whether the URL's host is a name, or an address on the public internet. Names are
-    checked again where they are used (resolving here would not stop DNS rebinding)."""
-    host = urlsplit(url).hostname or ""
-    if host == "localhost" or host.endswith(".localhost"):
-        return False
-    try:
-        ipaddress.ip_address(host)
-    except ValueError:
-        try:
-            # Legacy IPv4 spellings that resolvers accept: 2130706433, 127.1, 0177.0.0.1.
-            socket.inet_aton(host)
-        except OSError:
-            return True  # a name
-        return is_public_address(socket.inet_ntoa(socket.inet_aton(host)))
-    return is_public_address(host)
-
-
-def is_public_address(text: str) -> bool:
-    address = ipaddress.ip_address(text.split("%", 1)[0])
-    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
-        address = address.ipv4_mapped
-    return address.is_global
 
 
 async def project_providers(session: AsyncSession, project: Project) -> tuple[Provider, ...]:

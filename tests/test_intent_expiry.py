@@ -27,17 +27,17 @@ from temporalio.worker import Worker
 from api.app import create_app
 from api.intents import body_fingerprint, intent_id_for_key
 from api.schemas import CreateIntent
-from ramp.adapters import ProviderAdapters, SandboxProviderAdapter, TransactionOrder
+from ramp.adapters import (
+    ProviderAdapters,
+    ProviderTransaction,
+    SandboxProviderAdapter,
+    TransactionCancellation,
+    TransactionOrder,
+)
 from ramp.catalog import Provider, provider_by_code
 from ramp.config import Settings
 from ramp.intents.lifecycle import derived_id, workflow_id
-from ramp.intents.models import (
-    IntentOutcome,
-    IntentRequest,
-    ProviderEvent,
-    ProviderTransaction,
-    TransactionCancellation,
-)
+from ramp.intents.models import IntentOutcome, IntentRequest, ProviderEvent
 from ramp.intents.states import IntentStatus, ProviderEventType
 from ramp.security.encryption import SecretBox
 from ramp.temporal import TASK_QUEUE

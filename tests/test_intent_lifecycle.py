@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from ramp.adapters import ProviderTransaction
 from ramp.catalog import currency_by_code
 from ramp.intents import lifecycle
 from ramp.intents.amounts import AmountProblem, parse_amount, smallest_units
@@ -25,7 +26,6 @@ from ramp.intents.models import (
     IntentState,
     ProviderEvent,
     ProviderSelection,
-    ProviderTransaction,
     RequirementSpec,
     StepUpdate,
     TransactionContext,

@@ -18,10 +18,14 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 from temporalio.exceptions import ApplicationError
 
 from api.app import create_app
-from ramp.adapters import ProviderAdapters, SandboxProviderAdapter, TransactionOrder
+from ramp.adapters import (
+    ProviderAdapters,
+    ProviderTransaction,
+    SandboxProviderAdapter,
+    TransactionOrder,
+)
 from ramp.catalog import provider_by_code
 from ramp.config import Settings
-from ramp.intents.models import ProviderTransaction
 from ramp.security.encryption import SecretBox
 from tests.conftest import (
     ProjectCredentials,

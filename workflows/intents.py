@@ -26,6 +26,7 @@ with workflow.unsafe.imports_passed_through():
     from activities.intents import IntentActivities
     from activities.onboarding import OnboardingActivities
     from ramp import temporal
+    from ramp.adapters import TransactionCancellation
     from ramp.intents import lifecycle
     from ramp.intents.errors import IntentError, intent_error
     from ramp.intents.models import (
@@ -37,7 +38,6 @@ with workflow.unsafe.imports_passed_through():
         StepSubmission,
         StepUpdate,
         SubmissionCheck,
-        TransactionCancellation,
         TransactionRequest,
     )
     from ramp.webhooks.events import transition_events

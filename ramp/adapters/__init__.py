@@ -7,7 +7,14 @@ workflow or the activities changing.
 
 from ramp.catalog import SANDBOX_PROVIDERS
 
-from .base import AccountDetails, ProviderAdapter, ProviderAdapters, TransactionOrder
+from .base import (
+    AccountDetails,
+    ProviderAdapter,
+    ProviderAdapters,
+    ProviderTransaction,
+    TransactionCancellation,
+    TransactionOrder,
+)
 from .sandbox import SandboxProviderAdapter
 
 
@@ -20,7 +27,9 @@ __all__ = [
     "AccountDetails",
     "ProviderAdapter",
     "ProviderAdapters",
+    "ProviderTransaction",
     "SandboxProviderAdapter",
+    "TransactionCancellation",
     "TransactionOrder",
     "catalog_adapters",
 ]

@@ -8,7 +8,7 @@ from typing import Any, Protocol
 from pydantic import BaseModel, ConfigDict
 
 from ramp.catalog import MovementType, Rail
-from ramp.intents.models import ProviderTransaction, TransactionCancellation
+from ramp.intents.models import TransactionContext
 
 
 class AccountDetails(BaseModel):
@@ -33,6 +33,26 @@ class TransactionOrder(BaseModel):
     amount: str
     source: AccountDetails
     destination: AccountDetails
+
+
+class ProviderTransaction(BaseModel):
+    """What a provider answers to an order: its reference, and where the money goes."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    provider_reference: str
+    context: TransactionContext
+
+
+class TransactionCancellation(BaseModel):
+    """Input of `cancel_transaction`: the order to void at the provider."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    transaction_id: str
+    provider_code: str
+    provider_reference: str
+    reason: str
 
 
 class ProviderAdapter(Protocol):

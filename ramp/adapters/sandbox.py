@@ -16,15 +16,13 @@ import bech32
 from eth_utils.address import to_checksum_address
 from temporalio.exceptions import ApplicationError
 
-from ramp.adapters.base import TransactionOrder
+from ramp.adapters.base import ProviderTransaction, TransactionCancellation, TransactionOrder
 from ramp.catalog import Currency, MovementType, Provider, Rail, currency_by_code
 from ramp.intents.amounts import smallest_units
 from ramp.intents.models import (
     BankDepositInstructions,
     CryptoDepositInstructions,
     DepositInstruction,
-    ProviderTransaction,
-    TransactionCancellation,
     TransactionContext,
 )
 

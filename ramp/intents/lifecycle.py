@@ -9,6 +9,7 @@ from __future__ import annotations
 import uuid
 from datetime import datetime, timedelta
 
+from ramp.adapters import ProviderTransaction
 from ramp.intents.errors import IntentError
 from ramp.intents.models import (
     AppliedEvent,
@@ -19,7 +20,6 @@ from ramp.intents.models import (
     IntentState,
     ProviderEvent,
     ProviderSelection,
-    ProviderTransaction,
     StepUpdate,
     Transaction,
     Verdict,

@@ -239,20 +239,6 @@ class TransactionRequest(_Model):
     destination_currency: str
 
 
-class TransactionCancellation(_Model):
-    """Input of `cancel_transaction`: the order to void at the provider."""
-
-    transaction_id: str
-    provider_code: str
-    provider_reference: str
-    reason: str
-
-
-class ProviderTransaction(_Model):
-    provider_reference: str
-    context: TransactionContext
-
-
 class IntentOutcome(_Model):
     """Result of the workflow: the intent's final status (None: the intent was refused)."""
 

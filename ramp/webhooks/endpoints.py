@@ -12,7 +12,7 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 from ramp.config import Environment
 from ramp.db.tables import Project, WebhookDelivery, WebhookEndpoint
 from ramp.db.types import utcnow
-from ramp.projects import public_host
+from ramp.security.network import public_host
 from ramp.webhooks.events import WebhookEventType
 from ramp.webhooks.models import DeliveryPolicy, DeliveryStatus
 
