@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import base64
 import binascii
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
 
-from sqlmodel import select
 from sqlmodel.ext.asyncio.session import AsyncSession
 from starlette.requests import Request
 
@@ -14,16 +15,24 @@ from api.services import services
 from api.throttling import charge_project, record_auth_failure, refuse_while_locked_out
 from ramp.db.tables import Customer, Project
 from ramp.db.types import utcnow
-from ramp.projects import previous_secret_valid
-from ramp.security.credentials import (
-    CLIENT_ID_SHAPE,
-    DUMMY_SECRET_HASH,
-    client_secret_matches,
-)
+from ramp.security.authentication import customer_by_claims, project_by_client_credentials
+from ramp.security.credentials import CLIENT_ID_SHAPE
 from ramp.security.tokens import InvalidToken
 
 BASIC_CHALLENGE = 'Basic realm="ramp", charset="UTF-8"'
 BEARER_CHALLENGE = 'Bearer realm="ramp"'
+
+T = TypeVar("T")
+
+
+async def _in_session(
+    request: Request, session: AsyncSession | None, lookup: Callable[[AsyncSession], Awaitable[T]]
+) -> T:
+    if session is not None:
+        return await lookup(session)
+    # A session of its own, closed before the handler goes on (to read the body, say).
+    async with services(request).db() as own:
+        return await lookup(own)
 
 
 def _authorization(request: Request, scheme: str, challenge: str) -> str:
@@ -38,12 +47,14 @@ def _authorization(request: Request, scheme: str, challenge: str) -> str:
     return value.strip()
 
 
-async def authenticate_project(request: Request, session: AsyncSession) -> Project:
-    """The project whose client credentials the request carries (looked up in `session`).
+async def authenticate_project(request: Request, session: AsyncSession | None = None) -> Project:
+    """The project whose client credentials the request carries, looked up in `session`
+    or, without one, in a session of its own that is closed before this returns.
 
     Failed checks are counted per client id and per address (api/throttling.py); past
     the limit the secret is not even compared.
     """
+    app = services(request)
     value = _authorization(request, "Basic", BASIC_CHALLENGE)
     try:
         client_id, sep, client_secret = (
@@ -58,17 +69,14 @@ async def authenticate_project(request: Request, session: AsyncSession) -> Proje
         # A client id we could never have issued is not worth a database query.
         await record_auth_failure(request, None)
         raise unauthorized("INVALID_CREDENTIALS", "invalid client credentials", BASIC_CHALLENGE)
-    project = (await session.exec(select(Project).where(Project.client_id == client_id))).first()
-    # An unknown client id is compared against a dummy hash so that it costs what a
-    # wrong secret costs: response time does not reveal which client ids exist.
-    matches = client_secret_matches(
-        client_secret, project.client_secret_hash if project else DUMMY_SECRET_HASH
+    project = await _in_session(
+        request,
+        session,
+        lambda db: project_by_client_credentials(
+            db, client_id, client_secret, environment=app.settings.ramp_env, now=utcnow()
+        ),
     )
-    if project is not None and not matches and previous_secret_valid(project, utcnow()):
-        # A rotated secret keeps working for its grace period.
-        assert project.previous_client_secret_hash is not None
-        matches = client_secret_matches(client_secret, project.previous_client_secret_hash)
-    if project is None or not matches or project.environment != services(request).settings.ramp_env:
+    if project is None:
         # Unknown ids are counted like known ones: the lockout does not tell them apart.
         await record_auth_failure(request, throttled_id)
         raise unauthorized("INVALID_CREDENTIALS", "invalid client credentials", BASIC_CHALLENGE)
@@ -76,8 +84,8 @@ async def authenticate_project(request: Request, session: AsyncSession) -> Proje
     return project
 
 
-async def authenticate_customer(request: Request, session: AsyncSession) -> Customer:
-    """The customer whose access token the request carries (looked up in `session`)."""
+async def authenticate_customer(request: Request, session: AsyncSession | None = None) -> Customer:
+    """The customer whose access token the request carries (looked up as above)."""
     token = _authorization(request, "Bearer", BEARER_CHALLENGE)
     app = services(request)
     try:
@@ -87,12 +95,12 @@ async def authenticate_customer(request: Request, session: AsyncSession) -> Cust
         raise unauthorized(
             code, f"{error.reason}: obtain a new one with POST /customers", BEARER_CHALLENGE
         ) from error
-    customer = await session.get(Customer, claims.customer_id)
-    if (
-        customer is None
-        or customer.project_id != claims.project_id
-        or claims.environment != app.settings.ramp_env
-    ):
+    customer = await _in_session(
+        request,
+        session,
+        lambda db: customer_by_claims(db, claims, environment=app.settings.ramp_env),
+    )
+    if customer is None:
         raise unauthorized("INVALID_TOKEN", "token is invalid", BEARER_CHALLENGE)
     await charge_project(request, customer.project_id)
     return customer

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from starlette.requests import Request
 from starlette.responses import Response
 
@@ -12,18 +10,14 @@ from api.errors import bad_request
 from api.render import json_list, json_resource, provider_resource
 from api.schemas import RequirementsResource, RouteResource
 from api.services import services
-from ramp.catalog import (
-    Provider,
-    RouteRequirements,
-    UnsupportedRoute,
-    route_requirements,
-    supported_routes,
-)
+from ramp.catalog import Provider, supported_routes
+from ramp.external_accounts.service import requirements_for_route
 from ramp.projects import project_providers
 
 
 async def authenticated_providers(request: Request) -> tuple[Provider, ...]:
-    """The providers of the project whose credentials the request carries."""
+    """The providers of the project whose credentials the request carries (no body to
+    read: one session for both lookups)."""
     async with services(request).db() as session:
         project = await authenticate_project(request, session)
         return await project_providers(session, project)
@@ -62,11 +56,3 @@ async def get_requirements(request: Request) -> Response:
             destination=requirements.destination,
         )
     )
-
-
-def requirements_for_route(src: str, dest: str, providers: Sequence[Provider]) -> RouteRequirements:
-    """The route's account schemas, or the 400 that names an unsupported route."""
-    try:
-        return route_requirements(src, dest, providers)
-    except UnsupportedRoute as error:
-        raise bad_request("UNSUPPORTED_ROUTE", error.reason, {"src": src, "dest": dest}) from error

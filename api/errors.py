@@ -23,6 +23,7 @@ from temporalio.exceptions import ApplicationError
 from temporalio.service import RPCError, RPCStatusCode
 
 from api.schemas import ErrorEnvelope
+from ramp.errors import Conflict, DomainError, InvalidInput, NotAuthenticated, NotFound
 from ramp.intents.errors import IntentError
 from ramp.webhooks.endpoints import EndpointRefused
 
@@ -224,6 +225,28 @@ async def _workflow_unreachable(request: Request, exc: Exception) -> Response:
     )
 
 
+# HTTP status of each kind of refusal of an application service (ramp/errors.py).
+DOMAIN_ERROR_STATUS: dict[type[DomainError], int] = {
+    InvalidInput: 400,
+    NotAuthenticated: 401,
+    NotFound: 404,
+    Conflict: 409,
+}
+# The `WWW-Authenticate` challenge of each kind of proof a 401 asks for.
+CHALLENGES = {"SIWE": 'SIWE realm="ramp"'}
+
+
+async def _domain_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, DomainError)
+    status = next((s for kind, s in DOMAIN_ERROR_STATUS.items() if isinstance(exc, kind)), None)
+    if status is None:
+        return await _unexpected(request, exc)
+    headers = (
+        {"WWW-Authenticate": CHALLENGES[exc.scheme]} if isinstance(exc, NotAuthenticated) else None
+    )
+    return error_response(status, exc.code, exc.message, exc.details, headers)
+
+
 async def _endpoint_refused(request: Request, exc: Exception) -> Response:
     return error_response(400, "INVALID_WEBHOOK_ENDPOINT", str(exc))
 
@@ -237,6 +260,7 @@ async def _unexpected(request: Request, exc: Exception) -> Response:
 
 EXCEPTION_HANDLERS: dict[Any, ExceptionHandler] = {
     ApiError: _api_error,
+    DomainError: _domain_error,
     HTTPException: _http_error,
     WorkflowUpdateFailedError: _update_failed,
     WorkflowUpdateRPCTimeoutOrCancelledError: _workflow_unreachable,

@@ -9,8 +9,7 @@ A submission is validated, stored encrypted (it is personal data) and handed to 
 intent's workflow by id through the `submit_step` update; the workflow verifies it and
 decides what comes next, and the response is rendered from the state it returns.
 
-`GET/PUT /v1/project/onboarding-origins` (Basic) manage the origins allowed to embed
-the page.
+The project's setting of the origins allowed to embed the page is api/project_settings.py.
 """
 
 from __future__ import annotations
@@ -30,15 +29,12 @@ from temporalio.client import WorkflowUpdateFailedError
 from temporalio.exceptions import ApplicationError
 
 from activities.onboarding import SUBMISSION_NOT_FOUND, VERIFICATION_UNAVAILABLE
-from api.auth import authenticate_project
 from api.body import read_json
 from api.errors import ApiError, bad_request, not_found, unauthorized
 from api.render import json_resource
 from api.schemas import (
     OnboardingDepositInstruction,
     OnboardingField,
-    OnboardingOrigins,
-    OnboardingOriginsResource,
     OnboardingProvider,
     OnboardingResource,
     OnboardingStep,
@@ -66,8 +62,6 @@ from ramp.onboarding.forms import (
     check_for_intent,
     form_fields,
 )
-from ramp.onboarding.origins import InvalidOrigin, normalize_origin
-from ramp.onboarding.projects import set_onboarding_origins
 from ramp.onboarding.terms import terms_for
 from ramp.security.encryption import SecretBox
 from ramp.security.tokens import InvalidToken
@@ -244,31 +238,6 @@ def _submit_failed(error: WorkflowUpdateFailedError) -> ApiError | None:
         details,
         headers={"Retry-After": "1"} if status == 503 else None,
     )
-
-
-async def get_onboarding_origins(request: Request) -> Response:
-    app = services(request)
-    async with app.db() as session:
-        owner = await authenticate_project(request, session)
-    return json_resource(OnboardingOriginsResource(origins=owner.onboarding_origins))
-
-
-async def put_onboarding_origins(request: Request) -> Response:
-    app = services(request)
-    async with app.db() as session:
-        owner = await authenticate_project(request, session)
-        body = await read_json(request, OnboardingOrigins)
-        production = owner.environment == "production"
-        problems = []
-        for index, origin in enumerate(body.origins):
-            try:
-                normalize_origin(origin, production=production)
-            except InvalidOrigin as error:
-                problems.append({"pointer": f"/origins/{index}", "reason": str(error)})
-        if problems:
-            raise bad_request("VALIDATION_ERROR", "request body is invalid", {"fields": problems})
-        origins = await set_onboarding_origins(session, owner, body.origins)
-    return json_resource(OnboardingOriginsResource(origins=origins))
 
 
 # --- rendering -------------------------------------------------------------------------

@@ -26,8 +26,8 @@ from api.errors import ApiError
 from api.onboarding import check_onboarding_token
 from api.services import services
 from api.throttling import throttle_public
-from ramp.db.tables import IntentRow, Project
 from ramp.onboarding.origins import SECURITY_HEADERS, content_security_policy
+from ramp.onboarding.projects import page_embed_origins
 from ramp.security.tokens import InvalidToken
 
 STATIC = Path(__file__).resolve().parent / "static" / "onboarding"
@@ -80,14 +80,11 @@ async def onboarding_page(request: Request) -> Response:
         # Our own link to this intent, expired: its page may say so inside the app's frame.
         customer_id, expired = claims.customer_id, True
     async with app.db() as session:
-        intent = await session.get(IntentRow, intent_id)
-        owner = await session.get(Project, intent.project_id) if intent is not None else None
-    if owner is None or intent is None or customer_id != intent.customer_id:
-        return _error(404, "invalid", anonymous)
-    if not intent.onboarding:
+        origins = await page_embed_origins(session, intent_id, customer_id)
+    if origins is None:
         return _error(404, "invalid", anonymous)
     # The error pages too may show inside the project's iframe: they reveal nothing.
-    headers = _headers(list(owner.onboarding_origins))
+    headers = _headers(origins)
     if expired:
         return _error(401, "expired", headers)
     return HTMLResponse(_page(), headers=headers)

@@ -12,12 +12,7 @@ from api.customers import create_customer
 from api.external_accounts import create_external_accounts
 from api.health import healthz
 from api.intents import create_intent, execute_intent, get_intent, list_intents
-from api.onboarding import (
-    get_onboarding,
-    get_onboarding_origins,
-    put_onboarding_origins,
-    submit_step,
-)
+from api.onboarding import get_onboarding, submit_step
 from api.onboarding_page import OnboardingAssets, favicon, onboarding_page
 from api.operations import (
     CURSOR,
@@ -29,6 +24,7 @@ from api.operations import (
     query_currency,
     query_filter,
 )
+from api.project_settings import get_onboarding_origins, put_onboarding_origins
 from api.sandbox import record_step_outcome, report_transaction_event
 from api.services import services
 from api.walletpay import issue_nonce, verify_challenge

@@ -1,23 +1,20 @@
 """Webhook endpoints of a project, and the log of deliveries to them (Basic auth).
 
 Events are emitted by the intents' workflows and delivered by delivery workflows (see
-workflows/webhooks.py); this module only manages settings and reads the log, apart from
-a redelivery, which starts a delivery workflow of its own.
+workflows/webhooks.py); the use cases are ramp/webhooks/endpoints.py (settings) and
+ramp/webhooks/delivery_log.py (the log, and a redelivery, which starts a delivery
+workflow of its own).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
-from sqlmodel import col, select
-from sqlmodel.ext.asyncio.session import AsyncSession
 from starlette.requests import Request
 from starlette.responses import Response
 
 from api.auth import authenticate_project
 from api.body import read_json
-from api.errors import ApiError, bad_request, not_found
-from api.pagination import newest_first, next_page_headers, page_size
+from api.errors import bad_request
+from api.pagination import next_page_link, page_request
 from api.render import json_list, json_resource
 from api.schemas import (
     CreateWebhookEndpoint,
@@ -27,32 +24,27 @@ from api.schemas import (
     WebhookEndpointResource,
 )
 from api.services import services
-from ramp.db.engine import read_snapshot
 from ramp.db.tables import WebhookAttempt, WebhookDelivery, WebhookEndpoint
-from ramp.webhooks import endpoints
+from ramp.webhooks import delivery_log, endpoints
+from ramp.webhooks.delivery_log import DeliveryFilters
 from ramp.webhooks.events import WebhookEventType
-from ramp.webhooks.models import (
-    REDELIVERY_POLICY_DELAYS,
-    DeliveryOrder,
-    DeliveryPolicy,
-    DeliveryStatus,
-)
+from ramp.webhooks.models import DeliveryOrder, DeliveryStatus
 from workflows.webhooks import start_delivery
 
-# Query parameters of GET /webhooks/deliveries, and the values each accepts.
+# Query parameters of GET /webhooks/deliveries: the filter each sets, the values it accepts.
 _FILTERS = {
-    "status": (WebhookDelivery.status, {s.value for s in DeliveryStatus}),
-    "eventType": (WebhookDelivery.event_type, {t.value for t in WebhookEventType}),
-    "endpointId": (WebhookDelivery.endpoint_id, None),
-    "intentId": (WebhookDelivery.intent_id, None),
-    "eventId": (WebhookDelivery.event_id, None),
+    "status": ("status", {s.value for s in DeliveryStatus}),
+    "eventType": ("event_type", {t.value for t in WebhookEventType}),
+    "endpointId": ("endpoint_id", None),
+    "intentId": ("intent_id", None),
+    "eventId": ("event_id", None),
 }
 
 
 async def create_endpoint(request: Request) -> Response:
+    project = await authenticate_project(request)
+    body = await read_json(request, CreateWebhookEndpoint)
     async with services(request).db() as session:
-        project = await authenticate_project(request, session)
-        body = await read_json(request, CreateWebhookEndpoint)
         endpoint = await endpoints.add_endpoint(
             session,
             project,
@@ -65,17 +57,17 @@ async def create_endpoint(request: Request) -> Response:
 
 
 async def list_endpoints(request: Request) -> Response:
+    project = await authenticate_project(request)
     async with services(request).db() as session:
-        project = await authenticate_project(request, session)
         found = await endpoints.project_endpoints(session, project.id)
     return json_list(_endpoint(endpoint) for endpoint in found)
 
 
 async def update_endpoint(request: Request) -> Response:
+    project = await authenticate_project(request)
+    body = await read_json(request, UpdateWebhookEndpoint)
     async with services(request).db() as session:
-        project = await authenticate_project(request, session)
-        body = await read_json(request, UpdateWebhookEndpoint)
-        endpoint = await _owned_endpoint(session, project.id, request.path_params["id"])
+        endpoint = await endpoints.owned_endpoint(session, project.id, request.path_params["id"])
         endpoint = await endpoints.change_endpoint(
             session,
             project,
@@ -90,105 +82,54 @@ async def update_endpoint(request: Request) -> Response:
 
 async def delete_endpoint(request: Request) -> Response:
     """Removes the endpoint; its deliveries stay in the log, pending ones are cancelled."""
+    project = await authenticate_project(request)
     async with services(request).db() as session:
-        project = await authenticate_project(request, session)
-        endpoint = await _owned_endpoint(session, project.id, request.path_params["id"])
+        endpoint = await endpoints.owned_endpoint(session, project.id, request.path_params["id"])
         await endpoints.remove_endpoint(session, endpoint)
     return Response(status_code=204)
 
 
 async def list_deliveries(request: Request) -> Response:
-    app = services(request)
-    async with app.db() as session:
-        await read_snapshot(session)
-        project = await authenticate_project(request, session)
-        filters = _delivery_filters(request)
-        query = select(WebhookDelivery).where(WebhookDelivery.project_id == project.id)
-        for name, value in filters.items():
-            query = query.where(_FILTERS[name][0] == value)
-        rows = list(
-            (
-                await session.exec(
-                    newest_first(
-                        request, query, col(WebhookDelivery.created_at), col(WebhookDelivery.id)
-                    )
-                )
-            ).all()
-        )
-        page = rows[: page_size(request)]
-        attempts = await _attempts(session, [delivery.id for delivery in page])
-    headers = next_page_headers(request, rows, lambda row: (row.created_at, row.id), filters)
+    project = await authenticate_project(request)
+    filters = _delivery_filters(request)
+    page = await delivery_log.delivery_page(
+        services(request).db,
+        project.id,
+        DeliveryFilters(**{_FILTERS[name][0]: value for name, value in filters.items()}),
+        page_request(request),
+    )
     return json_list(
-        (_delivery(delivery, attempts.get(delivery.id, [])) for delivery in page), headers=headers
+        (_delivery(logged.delivery, logged.attempts) for logged in page.items),
+        headers=next_page_link(request, page.after, filters),
     )
 
 
 async def get_delivery(request: Request) -> Response:
-    async with services(request).db() as session:
-        await read_snapshot(session)
-        project = await authenticate_project(request, session)
-        delivery = await _owned_delivery(session, project.id, request.path_params["id"])
-        attempts = await _attempts(session, [delivery.id])
-    return json_resource(_delivery(delivery, attempts.get(delivery.id, [])))
+    project = await authenticate_project(request)
+    logged = await delivery_log.logged_delivery(
+        services(request).db, project.id, request.path_params["id"]
+    )
+    return json_resource(_delivery(logged.delivery, logged.attempts))
 
 
 async def redeliver(request: Request) -> Response:
     """Sends a delivery's event again, once, as a new delivery (202: it is on its way)."""
     app = services(request)
+    project = await authenticate_project(request)
+
+    async def start(order: DeliveryOrder) -> None:
+        # If Temporal cannot be reached (503), nothing is stored.
+        await start_delivery(app.temporal, order)
+
     async with app.db() as session:
-        project = await authenticate_project(request, session)
-        original = await _owned_delivery(session, project.id, request.path_params["id"])
-        endpoint = await session.get(WebhookEndpoint, original.endpoint_id)
-        if endpoint is None or not endpoint.enabled:
-            raise ApiError(
-                409,
-                "ENDPOINT_DISABLED",
-                "the delivery's endpoint was removed or is disabled; enable it first",
-                {"endpointId": original.endpoint_id},
-            )
-        policy = DeliveryPolicy(
-            retry_delays_seconds=REDELIVERY_POLICY_DELAYS,
+        again = await delivery_log.redeliver(
+            session,
+            project.id,
+            request.path_params["id"],
             timeout_seconds=app.settings.webhook_timeout_seconds,
+            start=start,
         )
-        again = endpoints.redelivery(original, endpoint, policy)
-        session.add(again)
-        await session.flush()
-        # Started before the commit: if Temporal cannot be reached (503), nothing is
-        # stored; the first attempt waits for the row if it runs before the commit.
-        await start_delivery(app.temporal, DeliveryOrder(delivery_id=again.id, policy=policy))
-        await session.commit()
-        await session.refresh(again)
     return json_resource(_delivery(again, []), 202)
-
-
-async def _owned_endpoint(session: AsyncSession, project_id: str, id_: str) -> WebhookEndpoint:
-    endpoint = await endpoints.project_endpoint(session, project_id, id_)
-    if endpoint is None:
-        raise not_found("webhook endpoint")
-    return endpoint
-
-
-async def _owned_delivery(session: AsyncSession, project_id: str, id_: str) -> WebhookDelivery:
-    delivery = await session.get(WebhookDelivery, id_)
-    if delivery is None or delivery.project_id != project_id:
-        raise not_found("webhook delivery")
-    return delivery
-
-
-async def _attempts(
-    session: AsyncSession, delivery_ids: Sequence[str]
-) -> dict[str, list[WebhookAttempt]]:
-    if not delivery_ids:
-        return {}
-    found: dict[str, list[WebhookAttempt]] = {}
-    rows = await session.exec(
-        select(WebhookAttempt)
-        .where(col(WebhookAttempt.delivery_id).in_(delivery_ids))
-        .order_by(col(WebhookAttempt.attempted_at), col(WebhookAttempt.number))
-    )
-    for attempt in rows.all():
-        found.setdefault(attempt.delivery_id, []).append(attempt)
-    return found
 
 
 def _delivery_filters(request: Request) -> dict[str, str]:

@@ -12,6 +12,7 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 from ramp.config import Environment
 from ramp.db.tables import Project, WebhookDelivery, WebhookEndpoint
 from ramp.db.types import utcnow
+from ramp.errors import NotFound
 from ramp.security.network import public_host
 from ramp.webhooks.events import WebhookEventType
 from ramp.webhooks.models import DeliveryPolicy, DeliveryStatus
@@ -112,6 +113,16 @@ async def project_endpoint(
 ) -> WebhookEndpoint | None:
     endpoint = await session.get(WebhookEndpoint, endpoint_id)
     return endpoint if endpoint is not None and endpoint.project_id == project_id else None
+
+
+async def owned_endpoint(
+    session: AsyncSession, project_id: str, endpoint_id: str
+) -> WebhookEndpoint:
+    """The project's endpoint; NotFound if it has none by that id."""
+    endpoint = await project_endpoint(session, project_id, endpoint_id)
+    if endpoint is None:
+        raise NotFound("webhook endpoint")
+    return endpoint
 
 
 async def project_endpoints(session: AsyncSession, project_id: str) -> list[WebhookEndpoint]:

@@ -1,0 +1,1 @@
+"""A customer's external accounts: the bank accounts and wallets money moves between."""
