@@ -68,7 +68,7 @@ def dev(
     data_dir: Path | None,
 ) -> int:
     """Run the whole sandbox: Temporal dev server, worker and API, as one group."""
-    from ramp.devstack import DevStack
+    from devstack.stack import DevStack
 
     data_dir = (data_dir or Path(os.environ.get("RAMP_DATA_DIR", ".ramp"))).absolute()
     stack = DevStack(
@@ -457,7 +457,7 @@ def webhook_listen(
     host: str, port: int, secret: str | None, project_id: str | None, data_dir: Path | None
 ) -> int:
     """Receive webhooks locally and print each verified event (Ctrl-C stops)."""
-    from ramp.webhooks.listen import Listener
+    from devstack.webhook_listener import Listener
 
     if secret is None and project_id is None:
         raise click.UsageError("give --secret (or $RAMP_CLIENT_SECRET) or --project")

@@ -10,8 +10,8 @@ Usage from synchronous code (the CLI)::
         sup.start(ChildSpec("temporal", temporal_argv))
         asyncio.run(wait_until_serving(address, namespace, 30,
                                        is_alive=lambda: sup.is_running("temporal")))
-        sup.start(ChildSpec("worker", [sys.executable, "-m", "ramp", "worker"]))
-        sup.start(ChildSpec("api", [sys.executable, "-m", "ramp", "api"]))
+        sup.start(ChildSpec("worker", [sys.executable, "-m", "devstack", "worker"]))
+        sup.start(ChildSpec("api", [sys.executable, "-m", "devstack", "api"]))
         raise SystemExit(sup.wait())   # until Ctrl-C/SIGTERM/SIGHUP
 
 Design choices, and why:
