@@ -179,7 +179,11 @@ class Plan:
 
 
 # Processes whose CPU time is counted, by a marker in their command line.
-ROLES = {"start-dev": "temporal_server", "ramp worker": "ramp_worker", "ramp api": "ramp_api"}
+ROLES = {
+    "start-dev": "temporal_server",
+    "devstack worker": "ramp_worker",
+    "devstack api": "ramp_api",
+}
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
 

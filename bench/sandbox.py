@@ -56,7 +56,7 @@ class SandboxProcess:
             [
                 sys.executable,
                 "-m",
-                "ramp",
+                "devstack",
                 "dev",
                 "--port",
                 str(self.port),

@@ -33,6 +33,7 @@ from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Worker
 
 from api.app import create_app
+from devstack.temporal_server import THROTTLE_LIFTING_DYNAMIC_CONFIG
 from ramp import projects
 from ramp.config import Environment, Settings, sync_database_url
 from ramp.db.engine import create_engine, session_factory
@@ -40,7 +41,6 @@ from ramp.db.migrate import upgrade
 from ramp.security.encryption import SecretBox
 from ramp.security.keys import generated_keys
 from ramp.temporal import SEARCH_ATTRIBUTES
-from ramp.temporal_server import THROTTLE_LIFTING_DYNAMIC_CONFIG
 from ramp.webhooks.models import DeliveryPolicy
 from worker import build_worker
 

@@ -16,7 +16,7 @@ from ramp.security.tokens import CustomerClaims, TokenService
 def ramp(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     clean = {k: v for k, v in os.environ.items() if not k.startswith(("RAMP_", "DATABASE"))}
     return subprocess.run(
-        [sys.executable, "-m", "ramp", *args],
+        [sys.executable, "-m", "devstack", *args],
         capture_output=True,
         text=True,
         timeout=60,

@@ -27,6 +27,7 @@ from temporalio.worker import Worker
 from api.app import create_app
 from api.intents import body_fingerprint, intent_id_for_key
 from api.schemas import CreateIntent
+from devstack.temporal_server import ensure_search_attributes
 from ramp.adapters import (
     ProviderAdapters,
     ProviderTransaction,
@@ -41,7 +42,6 @@ from ramp.intents.models import IntentOutcome, IntentRequest, ProviderEvent
 from ramp.intents.states import IntentStatus, ProviderEventType
 from ramp.security.encryption import SecretBox
 from ramp.temporal import TASK_QUEUE
-from ramp.temporal_server import ensure_search_attributes
 from tests.conftest import (
     BIN,
     ProjectCredentials,

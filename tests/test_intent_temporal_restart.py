@@ -23,9 +23,9 @@ from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
 
 from api.app import create_app
+from devstack.temporal_server import dev_server_args, wait_until_serving
 from ramp.config import Settings
 from ramp.intents.lifecycle import workflow_id
-from ramp.temporal_server import dev_server_args, wait_until_serving
 from tests.conftest import ProjectCredentials, derive_settings, make_customer, serve
 from tests.payments import (
     complete_onboarding,

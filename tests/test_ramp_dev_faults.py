@@ -29,7 +29,7 @@ KILL_AFTER = 4  # creates answered before the kill
 WITHIN = 50.0  # seconds for the whole burst and its settlement
 
 # What identifies each child of `ramp dev` in its command line.
-CHILD_MARKERS = {"temporal": "start-dev", "worker": "ramp\0worker", "api": "ramp\0api"}
+CHILD_MARKERS = {"temporal": "start-dev", "worker": "devstack\0worker", "api": "devstack\0api"}
 
 
 @pytest.fixture

@@ -29,16 +29,16 @@ from temporalio.api.workflowservice.v1 import RegisterNamespaceRequest
 from temporalio.client import Client
 from temporalio.common import SearchAttributeIndexedValueType
 
-from ramp.config import Settings
-from ramp.supervisor import ChildSpec, RestartPolicy, Supervisor
-from ramp.temporal import SEARCH_ATTRIBUTES
-from ramp.temporal_server import (
+from devstack.supervisor import ChildSpec, RestartPolicy, Supervisor
+from devstack.temporal_server import (
     THROTTLE_LIFTING_DYNAMIC_CONFIG,
     dev_server_args,
     ensure_search_attributes,
     temporal_cli_path,
     wait_until_serving,
 )
+from ramp.config import Settings
+from ramp.temporal import SEARCH_ATTRIBUTES
 
 REPO = Path(__file__).resolve().parent.parent
 REGISTER_SCRIPT = REPO / "deploy" / "temporal" / "register-search-attributes.sh"
@@ -334,7 +334,7 @@ def test_unprefixed_child_writes_straight_to_our_stdout(
 SCRIPT = textwrap.dedent(
     """
     import os, sys
-    from ramp.supervisor import ChildSpec, RestartPolicy, Supervisor
+    from devstack.supervisor import ChildSpec, RestartPolicy, Supervisor
 
     code, grace = sys.argv[1], float(sys.argv[2])
     restart = RestartPolicy(initial_delay=0.1) if sys.argv[3] == "restart" else None

@@ -147,7 +147,7 @@ async def test_listen_prints_verified_events_and_refuses_forgeries() -> None:
     process = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
-        "ramp",
+        "devstack",
         "webhook",
         "listen",
         "--port",

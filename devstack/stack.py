@@ -19,6 +19,8 @@ from pathlib import Path
 import httpx
 from sqlmodel.ext.asyncio.session import AsyncSession
 
+from devstack.supervisor import ChildSpec, RestartPolicy, Supervisor
+from devstack.temporal_server import dev_server_args, ensure_search_attributes, wait_until_serving
 from ramp import projects, temporal
 from ramp.config import Environment, Settings
 from ramp.db.engine import create_engine
@@ -29,8 +31,6 @@ from ramp.onboarding.projects import load_project, set_onboarding_origins
 from ramp.security.encryption import SecretBox
 from ramp.security.files import private_dir
 from ramp.settings_loader import load_settings
-from ramp.supervisor import ChildSpec, RestartPolicy, Supervisor
-from ramp.temporal_server import dev_server_args, ensure_search_attributes, wait_until_serving
 
 DEMO_PROJECT_FILE = "demo-project.json"
 STARTUP_TIMEOUT_SECONDS = 60.0
@@ -89,7 +89,7 @@ class DevStack:
         demo = asyncio.run(ensure_demo_project(settings, known))
         marker.write_text(json.dumps({"projectId": demo.project_id}))
         env = self.child_env(settings)
-        ramp = [sys.executable, "-m", "ramp"]
+        ramp = [sys.executable, "-m", "devstack"]
         with Supervisor(restart=RestartPolicy()) as supervisor:
             if self.temporal_address is None:
                 supervisor.start(

@@ -1,0 +1,53 @@
+"""The `ramp` command line: run the sandbox, the API, the worker; administer projects.
+
+One module per command group; this one assembles them and runs the command.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import click
+
+from devstack.cli import deployment, project, running, webhook
+from ramp.security.encryption import MissingKey
+
+
+@click.group()
+def cli() -> None:
+    """Payment ramp orchestration service."""
+
+
+for command in (
+    running.dev,
+    running.api,
+    running.worker,
+    deployment.db,
+    deployment.keys,
+    project.project,
+    webhook.webhook,
+):
+    cli.add_command(command)
+
+
+def main() -> None:
+    try:
+        result = cli.main(standalone_mode=False)
+        code = result if isinstance(result, int) else 0
+    except click.exceptions.Abort:
+        click.echo("aborted", err=True)
+        code = 130
+    except click.exceptions.Exit as exit_:
+        code = exit_.exit_code
+    except click.ClickException as error:
+        error.show()
+        code = error.exit_code
+    except MissingKey as error:
+        click.echo(f"Error: {error}", err=True)
+        code = 2
+    sys.stdout.flush()
+    sys.stderr.flush()
+    # Skip interpreter finalisation: the Temporal SDK's native threads can abort it
+    # (exit 134, sdk-python issue 300), which would turn a success into a failure.
+    os._exit(code)

@@ -1,3 +1,0 @@
-from ramp.cli import main
-
-main()
