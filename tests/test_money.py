@@ -4,13 +4,23 @@ from __future__ import annotations
 
 import json
 from decimal import Decimal
+from typing import Any
 
+import httpx
 import pytest
 from pydantic import BaseModel, ValidationError
 from temporalio.contrib.pydantic import pydantic_data_converter
 
 from ramp.intents.models import IntentRequest
 from ramp.money import Amount, AmountProblem, CurrencyMismatch, Money, format_amount
+from tests.conftest import ProjectCredentials
+from tests.payments import (
+    complete_onboarding,
+    create_intent,
+    get_intent,
+    register_accounts,
+    wallet,
+)
 
 
 @pytest.mark.parametrize(
@@ -97,7 +107,7 @@ def test_an_amount_field_is_a_decimal_string_in_json() -> None:
 
 def test_an_amount_field_refuses_floats_and_non_finite_values() -> None:
     with pytest.raises(ValidationError):
-        _Carries(amount=0.1)  # type: ignore[arg-type]
+        _Carries.model_validate({"amount": 0.1})
     with pytest.raises(ValidationError):
         _Carries.model_validate_json('{"amount": "NaN"}')
 
@@ -119,3 +129,38 @@ def test_workflow_payloads_keep_their_json_shape() -> None:
     (back,) = pydantic_data_converter.payload_converter.from_payloads([payload], [IntentRequest])
     assert back == request
     assert format_amount(back.amount) == "100.00"
+
+
+FPS: dict[str, Any] = {
+    "rails": "FPS",
+    "currency": "GBP",
+    "countryCode": "GB",
+    "institutionName": "HSBC UK",
+    "accountIdentifier": {"sortCode": "401276", "accountNumber": "41234567"},
+    "beneficiary": {"name": "Alex Morgan", "taxId": "AB123456C"},
+}
+
+
+@pytest.mark.usefixtures("worker")
+async def test_wei_are_kept_through_the_workflow_the_provider_and_the_database(
+    client: httpx.AsyncClient, project: ProjectCredentials, customer: dict[str, Any]
+) -> None:
+    # 18 places: a float (or a NUMERIC with fewer places) would lose the last wei.
+    amount = "1.000000000000000001"
+    token = customer["access_token"]
+    accounts = await register_accounts(
+        client, token, "ETH_ETHEREUM", "GBP", wallet("ETH_ETHEREUM"), FPS
+    )
+    first = await create_intent(client, token, accounts, amount="0.5")
+    assert first.status_code == 201, first.text
+    await complete_onboarding(client, project, token, first.json()["intent"]["id"])
+
+    opened = await create_intent(client, token, accounts, amount=amount)
+    assert opened.status_code == 201, opened.text
+    shown = await get_intent(client, token, opened.json()["intent"]["id"])
+    assert shown["intent"]["transferAmount"] == {"amount": amount, "currencyCode": "ETH_ETHEREUM"}
+    [instruction] = shown["transaction"]["context"]["depositInstructions"]
+    assert instruction["instructions"]["amount"] == amount
+    assert instruction["instructions"]["amountInSmallestUnit"] == "1000000000000000001"
+    again = await get_intent(client, token, first.json()["intent"]["id"])
+    assert again["intent"]["transferAmount"]["amount"] == "0.5"
