@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Sequence
-from decimal import Decimal
 from typing import Any
 
 from sqlalchemy.ext.asyncio import async_sessionmaker
@@ -157,7 +156,7 @@ class IntentActivities:
                     customer_id=request.customer_id,
                     provider_code=request.provider_code,
                     requirement_code=code,
-                    amount=Decimal(request.amount),
+                    amount=request.amount,
                     currency_code=request.currency_code,
                     records=records,
                     now=now,

@@ -178,7 +178,7 @@ async def submit_step(request: Request) -> Response:
     # Read (up to a few MiB of documents) while no database connection is held.
     submission = await read_json(request, model)
     try:
-        check_for_intent(step_code, submission, intent.amount, intent.currency_code)
+        check_for_intent(step_code, submission, intent.transfer_amount)
     except SubmissionProblem as problem:
         raise bad_request(
             "VALIDATION_ERROR",
@@ -269,7 +269,7 @@ def onboarding_resource(
 
 
 def _step(step: ComplianceStepRow, intent: IntentRow) -> OnboardingStep:
-    fields = form_fields(step.code, intent.amount, intent.currency_code)
+    fields = form_fields(step.code, intent.transfer_amount)
     metadata = step.step_metadata
     return OnboardingStep(
         code=step.code,

@@ -31,6 +31,7 @@ from ramp.intents.states import (
     StepStatus,
     TransactionStatus,
 )
+from ramp.money import Amount
 from ramp.timestamps import Timestamp
 from ramp.webhooks.events import WebhookEventType
 from ramp.webhooks.models import DeliveryStatus
@@ -229,7 +230,7 @@ class RequirementsResource(Resource):
 
 
 class TransferAmountResource(Resource):
-    amount: str
+    amount: Amount
     currency_code: CurrencyCode = Field(alias="currencyCode")
 
 

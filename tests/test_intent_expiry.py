@@ -40,6 +40,7 @@ from ramp.config import Settings
 from ramp.intents.lifecycle import derived_id, workflow_id
 from ramp.intents.models import IntentOutcome, IntentRequest, ProviderEvent
 from ramp.intents.states import IntentStatus, ProviderEventType
+from ramp.money import format_amount
 from ramp.security.encryption import SecretBox
 from ramp.temporal import TASK_QUEUE
 from tests.conftest import (
@@ -80,7 +81,7 @@ class RecordingProvider(SandboxProviderAdapter):
 
     async def create_transaction(self, order: TransactionOrder) -> ProviderTransaction:
         created = await super().create_transaction(order)
-        if order.amount == FUNDED_AT_PROVIDER:
+        if format_amount(order.amount) == FUNDED_AT_PROVIDER:
             self.funded.add(created.provider_reference)
         return created
 

@@ -9,9 +9,8 @@ from pathlib import Path
 import pytest
 
 from ramp.adapters import ProviderTransaction
-from ramp.catalog import currency_by_code
 from ramp.intents import lifecycle
-from ramp.intents.amounts import AmountProblem, parse_amount, smallest_units
+from ramp.intents.amounts import AmountProblem, parse_amount
 from ramp.intents.compliance import (
     CheckContext,
     VerificationRecord,
@@ -39,6 +38,7 @@ from ramp.intents.states import (
     TransactionStatus,
     states_markdown,
 )
+from ramp.money import Money
 
 NOW = datetime(2026, 3, 29, 10, 5, tzinfo=UTC)
 DOCS = Path(__file__).parents[1] / "docs" / "states.md"
@@ -288,8 +288,5 @@ def test_malformed_amounts_are_problems(raw: str) -> None:
 
 
 def test_smallest_units_never_round() -> None:
-    eth = currency_by_code("ETH_ETHEREUM")
-    assert eth is not None
-    assert smallest_units(Decimal("123456789012.123456789012345678"), eth) == (
-        "123456789012123456789012345678"
-    )
+    eth = Money(Decimal("123456789012.123456789012345678"), "ETH_ETHEREUM")
+    assert eth.in_smallest_units() == 123456789012123456789012345678

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import sqlalchemy as sa
+from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from sqlalchemy import create_engine
@@ -23,12 +24,19 @@ from api.app import create_app
 from ramp.config import Settings, sync_database_url
 from ramp.db import engine as engines
 from ramp.db import tables  # noqa: F401  (registers the tables)
-from ramp.db.migrate import upgrade
+from ramp.db.migrate import alembic_config, upgrade
 from ramp.db.types import UTCDateTime, utcnow
 from ramp.security.encryption import SecretBox
 from ramp.security.tokens import TokenService
 from tests.conftest import derive_settings, make_project, serve
-from tests.payments import ACH, EVM_ADDRESS, create_intent, wallet
+from tests.payments import (
+    ACH,
+    EVM_ADDRESS,
+    create_intent,
+    get_intent,
+    register_accounts,
+    wallet,
+)
 from worker import build_worker
 
 SIGNER = "0x" + "ab" * 20
@@ -176,5 +184,76 @@ async def test_upgrade_encrypts_existing_accounts_and_customers_in_place(
                 )
                 assert taken.status_code == 409, taken.text
                 assert taken.json()["code"] == "IDENTITY_ALREADY_LINKED"
+        finally:
+            await engine.dispose()
+
+
+def _stored_amounts(settings: Settings) -> tuple[str, dict[str, Any]]:
+    """The amount column's type, and the intents' amounts as the database returns them."""
+    engine = create_engine(settings.migration_url)
+    with engine.connect() as connection:
+        (column,) = (
+            c for c in sa.inspect(connection).get_columns("intent") if c["name"] == "amount"
+        )
+        rows = connection.execute(sa.text("SELECT id, amount FROM intent")).all()
+    engine.dispose()
+    return str(column["type"]), {row_id: amount for row_id, amount in rows}
+
+
+async def test_upgrade_keeps_amounts_exactly_as_they_were_sent(
+    settings: Settings, tmp_path: Path, own_server: WorkflowEnvironment, own_client: Client
+) -> None:
+    address = own_server.client.service_client.config.target_host
+    sent = ("100.50", "12.5", "25000", "10.00")
+    with fresh_database(tmp_path) as url:
+        db = derive_settings(settings, DATABASE_URL=url, TEMPORAL_ADDRESS=address)
+        upgrade(db)
+        engine = engines.create_engine(db)
+        try:
+            async with AsyncSession(engine, expire_on_commit=False) as session:
+                credentials = await make_project(session, db)
+            box = SecretBox.from_settings(db)
+            async with (
+                build_worker(own_client, engines.session_factory(engine), box),
+                serve(create_app(db)) as client,
+            ):
+                customer = await client.post(
+                    "/v1/customers", json={"id": "amounts"}, headers=credentials.basic
+                )
+                token = customer.json()["access_token"]
+                accounts = await register_accounts(client, token)
+                intents = {}
+                for amount in sent:
+                    opened = await create_intent(client, token, accounts, amount=amount)
+                    assert opened.status_code == 201, opened.text
+                    intents[opened.json()["intent"]["id"]] = amount
+        finally:
+            await engine.dispose()
+
+        # Back to the schema before NUMERIC amounts: each amount is its decimal string.
+        command.downgrade(alembic_config(db), "0005")
+        kind, old = _stored_amounts(db)
+        assert kind.startswith("VARCHAR"), kind
+        assert old == intents
+
+        upgrade(db)
+        kind, new = _stored_amounts(db)
+        postgres = db.migration_url.startswith("postgresql")
+        assert kind.startswith("NUMERIC" if postgres else "VARCHAR"), kind
+        assert {row_id: str(amount) for row_id, amount in new.items()} == intents
+
+        engine = engines.create_engine(db)
+        try:
+            box = SecretBox.from_settings(db)
+            async with (
+                build_worker(own_client, engines.session_factory(engine), box),
+                serve(create_app(db)) as client,
+            ):
+                for intent_id, amount in intents.items():
+                    shown = await get_intent(client, token, intent_id)
+                    assert shown["intent"]["transferAmount"] == {
+                        "amount": amount,
+                        "currencyCode": "USD",
+                    }
         finally:
             await engine.dispose()

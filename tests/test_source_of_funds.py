@@ -7,12 +7,13 @@ from decimal import Decimal
 import pytest
 
 from ramp.catalog import all_currencies
+from ramp.money import Money
 from ramp.onboarding.forms import form_fields
 from ramp.onboarding.funds import evidence_threshold, needs_evidence
 
 
 def evidence_required(amount: str, currency_code: str) -> bool:
-    fields = form_fields("SOURCE_OF_FUNDS", amount, currency_code)
+    fields = form_fields("SOURCE_OF_FUNDS", Money.parse(amount, currency_code))
     assert fields is not None
     return next(f for f in fields if f.name == "evidence").required
 
@@ -34,7 +35,7 @@ def evidence_required(amount: str, currency_code: str) -> bool:
 )
 def test_evidence_follows_the_source_currency(amount: str, currency: str, required: bool) -> None:
     assert evidence_required(amount, currency) is required
-    assert needs_evidence(amount, currency) is required
+    assert needs_evidence(Money.parse(amount, currency)) is required
 
 
 def test_every_catalog_currency_has_a_line() -> None:
@@ -45,4 +46,6 @@ def test_every_catalog_currency_has_a_line() -> None:
 
 def test_an_unknown_currency_always_needs_evidence() -> None:
     assert evidence_threshold("XYZ") == Decimal(0)
-    assert needs_evidence("0.01", "XYZ")
+    # And no amount of it reaches the check: Money only holds catalog currencies.
+    with pytest.raises(ValueError, match="unknown currency"):
+        Money(Decimal("0.01"), "XYZ")

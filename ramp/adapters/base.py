@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict
 
 from ramp.catalog import MovementType, Rail
 from ramp.intents.models import TransactionContext
+from ramp.money import Amount
 
 
 class AccountDetails(BaseModel):
@@ -30,7 +31,7 @@ class TransactionOrder(BaseModel):
     # must find the order it already placed, never place a second one.
     transaction_id: str
     movement_type: MovementType
-    amount: str
+    amount: Amount  # in the source's currency
     source: AccountDetails
     destination: AccountDetails
 

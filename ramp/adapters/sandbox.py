@@ -9,7 +9,6 @@ from __future__ import annotations
 import base64
 import hashlib
 import uuid
-from decimal import Decimal
 
 import base58
 import bech32
@@ -18,13 +17,13 @@ from temporalio.exceptions import ApplicationError
 
 from ramp.adapters.base import ProviderTransaction, TransactionCancellation, TransactionOrder
 from ramp.catalog import Currency, MovementType, Provider, Rail, currency_by_code
-from ramp.intents.amounts import smallest_units
 from ramp.intents.models import (
     BankDepositInstructions,
     CryptoDepositInstructions,
     DepositInstruction,
     TransactionContext,
 )
+from ramp.money import Money, format_amount
 
 # The provider's collection account per rail. Identifiers carry valid checksums so
 # that client-side validation behaves as in production.
@@ -70,7 +69,7 @@ class SandboxProviderAdapter:
         self.provider = provider
 
     async def create_transaction(self, order: TransactionOrder) -> ProviderTransaction:
-        if order.amount.endswith(REFUSED_AMOUNT_SUFFIX):
+        if format_amount(order.amount).endswith(REFUSED_AMOUNT_SUFFIX):
             raise ApplicationError(
                 f"{self.provider.name} refused the order "
                 f"(sandbox test amount ending in {REFUSED_AMOUNT_SUFFIX})",
@@ -127,7 +126,7 @@ class SandboxProviderAdapter:
                 chain=currency.blockchain,
                 chain_id=currency.chain_id,
                 amount=order.amount,
-                amount_in_smallest_unit=smallest_units(Decimal(order.amount), currency),
+                amount_in_smallest_unit=str(Money(order.amount, currency.code).in_smallest_units()),
                 token_contract=currency.contract_address,
             ),
         )

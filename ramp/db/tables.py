@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from datetime import datetime
+from decimal import Decimal
 from typing import Any
 
 from sqlalchemy import JSON, Column, Index, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
 from ramp.db.encrypted import EncryptedJSON
-from ramp.db.types import UTCDateTime, utcnow
+from ramp.db.types import ExactAmount, UTCDateTime, utcnow
+from ramp.money import Money
 
 
 def _created() -> Any:
@@ -183,7 +185,7 @@ class IntentRow(SQLModel, table=True):
     customer_id: str = Field(foreign_key="customer.id", max_length=36)
     src_account_id: str = Field(foreign_key="external_account.id", max_length=36)
     dest_account_id: str = Field(foreign_key="external_account.id", max_length=36)
-    amount: str = Field(max_length=64)
+    amount: Decimal = Field(sa_type=ExactAmount, nullable=False)
     currency_code: str = Field(max_length=32)
     status: str = Field(max_length=16)
     failure_reason: str | None = Field(default=None, max_length=1000)
@@ -208,6 +210,10 @@ class IntentRow(SQLModel, table=True):
     updated_at: datetime = Field(sa_type=UTCDateTime)
     expired_at: datetime = Field(sa_type=UTCDateTime)
     revision: int
+
+    @property
+    def transfer_amount(self) -> Money:
+        return Money(self.amount, self.currency_code)
 
 
 class ComplianceStepRow(SQLModel, table=True):

@@ -22,6 +22,7 @@ from ramp.intents.states import (
     StepStatus,
     TransactionStatus,
 )
+from ramp.money import Amount
 
 
 class _Model(BaseModel):
@@ -39,7 +40,7 @@ class IntentRequest(_Model):
     customer_id: str
     src_account_id: str
     dest_account_id: str
-    amount: str  # a decimal string whose format the API already checked
+    amount: Amount  # the API already checked its format
     provider_id: str | None = None
     auto_execute: bool = False
     redirect_url: str | None = None
@@ -73,7 +74,7 @@ class RequirementChecks(_Model):
     intent_id: str
     customer_id: str
     provider_code: str
-    amount: str
+    amount: Amount
     currency_code: str
     codes: list[str]
 
@@ -122,7 +123,7 @@ class WireModel(BaseModel):
 
 class BankDepositInstructions(WireModel):
     rail: str
-    amount: str
+    amount: Amount
     currency_code: str
     beneficiary_name: str
     bank_name: str
@@ -137,7 +138,7 @@ class CryptoDepositInstructions(WireModel):
     currency_code: str
     chain: str
     chain_id: int | None
-    amount: str
+    amount: Amount
     amount_in_smallest_unit: str
     token_contract: str | None = None
 
@@ -182,7 +183,7 @@ class IntentState(_Model):
     customer_id: str
     src_account_id: str
     dest_account_id: str
-    amount: str
+    amount: Amount
     currency_code: str
     auto_execute: bool
     redirect_url: str | None
@@ -234,7 +235,7 @@ class TransactionRequest(_Model):
     movement_type: MovementType
     src_account_id: str
     dest_account_id: str
-    amount: str
+    amount: Amount
     source_currency: str
     destination_currency: str
 
@@ -268,7 +269,7 @@ class SubmissionCheck(_Model):
     submission_id: str
     step_code: str
     provider_code: str
-    amount: str
+    amount: Amount
     currency_code: str
 
 

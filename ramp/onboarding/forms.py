@@ -31,6 +31,7 @@ from pydantic import (
 )
 from pydantic.alias_generators import to_camel
 
+from ramp.money import Money
 from ramp.onboarding.countries import COUNTRIES, COUNTRY_CODES
 from ramp.onboarding.funds import evidence_threshold, needs_evidence
 from ramp.onboarding.terms import TERMS_VERSION
@@ -347,12 +348,12 @@ FORMS: dict[str, tuple[FormField, ...]] = {
 }
 
 
-def form_fields(code: str, amount: str, currency_code: str) -> tuple[FormField, ...] | None:
-    """The fields of `code`'s form for an intent of `amount` `currency_code`, or None."""
+def form_fields(code: str, transfer: Money) -> tuple[FormField, ...] | None:
+    """The fields of `code`'s form for an intent that moves `transfer`, or None."""
     fields = FORMS.get(code)
     if fields is None:
         return None
-    if code == "SOURCE_OF_FUNDS" and needs_evidence(amount, currency_code):
+    if code == "SOURCE_OF_FUNDS" and needs_evidence(transfer):
         return tuple(replace(f, required=True) if f.name == "evidence" else f for f in fields)
     return fields
 
@@ -366,16 +367,16 @@ class SubmissionProblem(ValueError):
         self.reason = reason
 
 
-def check_for_intent(code: str, submission: BaseModel, amount: str, currency_code: str) -> None:
+def check_for_intent(code: str, submission: BaseModel, transfer: Money) -> None:
     """Rules that depend on the intent: evidence of funds from the currency's threshold on."""
     if (
         isinstance(submission, SourceOfFundsSubmission)
         and submission.evidence is None
-        and needs_evidence(amount, currency_code)
+        and needs_evidence(transfer)
     ):
-        threshold = evidence_threshold(currency_code)
+        threshold = evidence_threshold(transfer.currency)
         raise SubmissionProblem(
-            "/evidence", f"is required for amounts of {threshold} {currency_code} or more"
+            "/evidence", f"is required for amounts of {threshold} {transfer.currency} or more"
         )
 
 

@@ -8,9 +8,10 @@ fetched, so a customer sees the same rule on every visit.
 
 from __future__ import annotations
 
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 
 from ramp.catalog import currency_by_code
+from ramp.money import Money
 
 # By ticker, so every chain of a token shares its line. Reference: November 2026.
 EVIDENCE_FROM: dict[str, Decimal] = {
@@ -34,8 +35,5 @@ def evidence_threshold(currency_code: str) -> Decimal:
     return EVIDENCE_FROM.get(currency.ticker, Decimal(0))
 
 
-def needs_evidence(amount: str, currency_code: str) -> bool:
-    try:
-        return Decimal(amount) >= evidence_threshold(currency_code)
-    except InvalidOperation:
-        return False
+def needs_evidence(transfer: Money) -> bool:
+    return transfer.amount >= evidence_threshold(transfer.currency)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any, Protocol
 
 from ramp.catalog import SANDBOX_PROVIDERS
@@ -28,7 +29,7 @@ class VerificationRequest:
     customer_id: str
     provider_code: str
     requirement_code: str
-    amount: str
+    amount: Decimal
     currency_code: str
     # The validated submission, as the customer sent it (camelCase JSON).
     payload: Mapping[str, Any]
