@@ -13,6 +13,7 @@ from starlette.routing import Mount
 from api.errors import EXCEPTION_HANDLERS
 from api.logs import redact_access_log
 from api.middleware import BodySizeLimit
+from api.openapi import openapi_document
 from api.request_target import RefuseControlCharacters
 from api.routes import ROUTES
 from api.services import Services
@@ -70,4 +71,5 @@ def create_app(settings: Settings | None = None) -> Starlette:
     for route in ROUTES:
         if isinstance(route, Mount):
             route.app.redirect_slashes = False  # type: ignore[attr-defined]
+    app.state.openapi = openapi_document(settings.max_body_bytes)
     return app

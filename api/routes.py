@@ -26,7 +26,6 @@ from api.operations import (
 )
 from api.project_settings import get_onboarding_origins, put_onboarding_origins
 from api.sandbox import record_step_outcome, report_transaction_event
-from api.services import services
 from api.walletpay import issue_nonce, verify_challenge
 from api.webhooks import (
     create_endpoint,
@@ -41,10 +40,8 @@ from ramp.onboarding.forms import MAX_SUBMISSION_BYTES, AnySubmission
 
 
 async def openapi_json(request: Request) -> Response:
-    # Imported here: the document is built from the table below.
-    from api.openapi import openapi_document
-
-    return JSONResponse(openapi_document(services(request).settings.max_body_bytes))
+    # Built once by create_app from the table below (api.openapi reads this module).
+    return JSONResponse(request.app.state.openapi)
 
 
 V1: list[BaseRoute] = [

@@ -6,12 +6,8 @@ import math
 import time
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from ramp.ratelimit.rates import Rate
-
-if TYPE_CHECKING:
-    from ramp.config import Settings
 
 
 @dataclass(frozen=True)
@@ -85,13 +81,3 @@ class MemoryLimiter(Limiter):
         self._windows = {k: v for k, v in self._windows.items() if v[1] > now}
         # Many live keys: sweep again only when as many more have arrived.
         self._sweep_at = max(self.SWEEP_AT, 2 * len(self._windows))
-
-
-def limiter_from_settings(settings: Settings) -> Limiter:
-    """Redis when `RAMP_RATE_LIMIT_REDIS_URL` is set (several API processes), else memory."""
-    url = settings.rate_limit_redis_url.get_secret_value()
-    if not url:
-        return MemoryLimiter()
-    from ramp.ratelimit.redis_store import RedisLimiter
-
-    return RedisLimiter(url, settings.rate_limit_key_prefix)
