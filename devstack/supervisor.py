@@ -130,6 +130,8 @@ class Supervisor:
         self._force_kill = False
         self._force_kill_reported = False
         self._pid = os.getpid()
+        self._signals: contextlib.AbstractContextManager[None] | None = None
+        self._signalled_before_wait = False
 
     # -- public API ----------------------------------------------------------------
 
@@ -237,6 +239,11 @@ class Supervisor:
         )
 
     def __enter__(self) -> Supervisor:
+        # From here on a Ctrl-C is a request to stop, even while children are still
+        # being started (it takes effect in wait()); a second one before wait() aborts
+        # the start-up at once.
+        self._signals = self._handle_signals(self._on_signal_before_wait)
+        self._signals.__enter__()
         return self
 
     def __exit__(
@@ -245,7 +252,12 @@ class Supervisor:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        self.stop()
+        try:
+            self.stop()
+        finally:
+            if self._signals is not None:
+                self._signals.__exit__(None, None, None)
+                self._signals = None
 
     # -- waiting -------------------------------------------------------------------
 
@@ -366,6 +378,12 @@ class Supervisor:
     # -- signals -------------------------------------------------------------------
 
     def _on_shutdown_signal(self, signum: int, frame: FrameType | None) -> None:
+        self._events.put(_SignalEvent(signum))
+
+    def _on_signal_before_wait(self, signum: int, frame: FrameType | None) -> None:
+        if self._signalled_before_wait:
+            raise KeyboardInterrupt
+        self._signalled_before_wait = True
         self._events.put(_SignalEvent(signum))
 
     def _on_signal_while_stopping(self, signum: int, frame: FrameType | None) -> None:

@@ -336,13 +336,17 @@ SCRIPT = textwrap.dedent(
     import os, sys
     from devstack.supervisor import ChildSpec, RestartPolicy, Supervisor
 
+    import time
     code, grace = sys.argv[1], float(sys.argv[2])
     restart = RestartPolicy(initial_delay=0.1) if sys.argv[3] == "restart" else None
-    sup = Supervisor(grace_period=grace, restart=restart)
-    for name in ("temporal", "worker", "api"):
-        sup.start(ChildSpec(name, [sys.executable, "-c", code]))
-    print("pids", *(sup.pid(n) for n in sup.names), flush=True)
-    rc = sup.wait()
+    starting = float(sys.argv[4])  # seconds of more start-up work after the children run
+    with Supervisor(grace_period=grace, restart=restart) as sup:
+        for name in ("temporal", "worker", "api"):
+            sup.start(ChildSpec(name, [sys.executable, "-c", code]))
+        # A Ctrl-C from here on (even before wait()) is a request to stop.
+        print("pids", *(sup.pid(n) for n in sup.names), flush=True)
+        time.sleep(starting)
+        rc = sup.wait()
     for name in sup.names:
         try:
             os.waitpid(sup.pid(name), os.WNOHANG)
@@ -354,12 +358,21 @@ SCRIPT = textwrap.dedent(
 
 
 class ScriptRun:
-    def __init__(self, tmp_path: Path, child_code: str, grace: float, restart: bool) -> None:
+    def __init__(
+        self, tmp_path: Path, child_code: str, grace: float, restart: bool, starting: float = 0.0
+    ) -> None:
         script = tmp_path / "supervise.py"
         script.write_text(SCRIPT)
         env = {**os.environ, "PYTHONPATH": str(REPO), "PYTHONUNBUFFERED": "1"}
         self.process = subprocess.Popen(
-            [sys.executable, str(script), child_code, str(grace), "restart" if restart else "-"],
+            [
+                sys.executable,
+                str(script),
+                child_code,
+                str(grace),
+                "restart" if restart else "-",
+                str(starting),
+            ],
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             env=env,
@@ -420,13 +433,30 @@ class ScriptRun:
 def script_run(tmp_path: Path) -> Iterator[Callable[..., ScriptRun]]:
     runs: list[ScriptRun] = []
 
-    def make(child_code: str, grace: float, restart: bool = False) -> ScriptRun:
-        runs.append(ScriptRun(tmp_path, child_code, grace, restart))
+    def make(
+        child_code: str, grace: float, restart: bool = False, starting: float = 0.0
+    ) -> ScriptRun:
+        runs.append(ScriptRun(tmp_path, child_code, grace, restart, starting))
         return runs[-1]
 
     yield make
     for run in runs:
         run.kill()
+
+
+def test_ctrl_c_during_start_up_stops_quietly(
+    script_run: Callable[..., ScriptRun],
+) -> None:
+    # `ramp dev` starts the worker and the API only once Temporal answers: a Ctrl-C in
+    # that time is a request to stop, not a KeyboardInterrupt traceback.
+    run = script_run(SERVICE, 5.0, True, starting=1.0)
+    run.child_pids()
+    os.killpg(run.process.pid, signal.SIGINT)
+    rc, output = run.finish()
+
+    assert rc == 0, output
+    assert "Traceback" not in output
+    assert "[ramp] received SIGINT, stopping" in output
 
 
 @pytest.mark.parametrize("restart", [False, True], ids=["fail-fast", "restarting"])
