@@ -182,6 +182,9 @@ async def test_ensure_customer_is_idempotent(bridge: BridgeSimulator) -> None:
     first = await connector.ensure_customer(ctx, profile())
     again = await connector.ensure_customer(ctx, profile())
     assert first == again
+    # A returning customer, long after Bridge forgot the idempotency key, is found again.
+    bridge.expire_idempotency_keys()
+    assert await connector.ensure_customer(ctx, profile()) == first
     assert len(bridge.customers) == 1
     (created,) = [p for p in bridge.posts("/v0/kyc_links") if p.body is not None][-1:]
     assert created.idempotency_key == "ramp-customer-cus_1"

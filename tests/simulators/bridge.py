@@ -137,6 +137,12 @@ class BridgeSimulator:
                 }
             ]
 
+    def expire_idempotency_keys(self) -> None:
+        """Bridge keeps a key for 24 hours; after that, reusing it is a 422."""
+        for key in list(self._idempotency):
+            self._idempotency[key] = ("expired", 422, {"code": "idempotency_key_expired",
+                                      "message": "Idempotency-Key has expired"})  # fmt: skip
+
     def posts(self, path: str) -> list[Recorded]:
         return [r for r in self.requests if r.method == "POST" and r.path == path]
 
@@ -387,6 +393,8 @@ class _Gate:
         fingerprint = hashlib.sha256(method.encode() + path.encode() + raw).hexdigest()
         if key is not None and key in self.sim._idempotency:
             stored_fingerprint, status, stored = self.sim._idempotency[key]
+            if stored_fingerprint == "expired":
+                return JSONResponse(stored, status_code=status)
             if stored_fingerprint != fingerprint:
                 return _error(422, "idempotency_key_reused",
                               "Idempotency-Key was used with a different request")  # fmt: skip
