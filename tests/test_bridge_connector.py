@@ -25,6 +25,7 @@ from ramp.adapters.bridge.credentials import InvalidCredentials, base_url, to_cr
 from ramp.adapters.contract import (
     AccountDetails,
     ComplianceMode,
+    Connector,
     CredentialsRejected,
     CustomerProfile,
     NotSupported,
@@ -58,8 +59,9 @@ def _fresh(bridge: BridgeSimulator) -> None:
     bridge.reset()
 
 
-# The client gives up after a second, so a slow answer is quick to simulate.
-connector = BridgeConnector(timeout=httpx.Timeout(1.0))
+# The client gives up after a second, so a slow answer is quick to simulate. Typed as
+# the protocol: the type checker proves the Bridge connector fulfils the contract.
+connector: Connector = BridgeConnector(timeout=httpx.Timeout(1.0))
 
 
 def context(
@@ -122,8 +124,24 @@ def wallet(code: str = "USDC_ETHEREUM") -> AccountDetails:
     return AccountDetails(currency_code=code, metadata={"address": WALLET, "currency": code})
 
 
+def spei_account() -> AccountDetails:
+    return AccountDetails(
+        currency_code="MXN",
+        rail=Rail.SPEI,
+        country_code="MX",
+        metadata={
+            "rails": "SPEI",
+            "currency": "MXN",
+            "countryCode": "MX",
+            "institutionName": "BBVA México",
+            "accountIdentifier": {"clabe": "032180000118359719"},
+            "beneficiary": {"name": "Ada Lovelace", "taxId": "XAXX010101000"},
+        },
+    )
+
+
 def onramp(rail: Rail = Rail.ACH, txn: str = "txn_1", amount: str = "250.00") -> TransactionOrder:
-    source = us_account() if rail is Rail.ACH else sepa_account()
+    source = {Rail.ACH: us_account, Rail.SEPA: sepa_account, Rail.SPEI: spei_account}[rail]()
     return TransactionOrder(
         transaction_id=txn,
         movement_type=MovementType.ONRAMP,
@@ -329,6 +347,33 @@ async def test_sepa_deposit_instructions(bridge: BridgeSimulator) -> None:
     assert bank.reference == given["deposit_message"]
 
 
+async def test_spei_deposit_instructions(bridge: BridgeSimulator) -> None:
+    ref = await customer(bridge)
+    placed = await connector.create_transfer(context(bridge), ref, onramp(Rail.SPEI))
+    assert bridge.posts("/v0/transfers")[-1].body["source"] == {
+        "payment_rail": "spei",
+        "currency": "mxn",
+    }
+    given = bridge.transfers[placed.provider_reference]["source_deposit_instructions"]
+    bank = placed.context.deposit_instructions[0].instructions
+    assert isinstance(bank, BankDepositInstructions)
+    assert (bank.rail, bank.currency_code) == ("SPEI", "MXN")
+    assert bank.account_identifier == {"clabe": given["clabe"]}
+    assert (bank.beneficiary_name, bank.reference) == (
+        given["account_holder_name"],
+        given["deposit_message"],
+    )
+
+
+async def test_a_transfer_bridge_refuses_is_not_retried(bridge: BridgeSimulator) -> None:
+    unknown = ProviderCustomerRef(provider_customer_id="not-a-bridge-customer")
+    with pytest.raises(ProviderRefused) as refused:
+        await connector.create_transfer(context(bridge), unknown, onramp())
+    assert "unknown customer" in refused.value.reason
+    assert refused.value.fields == {}  # Bridge's key names none of our fields
+    assert bridge.transfers == {}
+
+
 async def test_offramp_pays_out_to_the_registered_account(bridge: BridgeSimulator) -> None:
     ctx, ref = context(bridge), await customer(bridge)
     payout = await connector.register_account(ctx, ref, sepa_account())
@@ -472,5 +517,9 @@ async def test_webhook_tampered_stale_or_signed_with_another_key_is_rejected(
 
     with pytest.raises(WebhookRejected):
         connector.parse_webhook(ctx, {"Content-Type": "application/json"}, body)
+    timestamp = headers["X-Webhook-Signature"].split(",")[0]
+    for malformed in ("v0=abc", f"{timestamp},v0=not*base64", "t=99999999999999999999,v0=AAAA"):
+        with pytest.raises(WebhookRejected):
+            connector.parse_webhook(ctx, {"x-webhook-signature": malformed}, body)
     nine_minutes_ago = int((time.time() - 9 * 60) * 1000)
     assert connector.parse_webhook(ctx, bridge.sign(body, at_ms=nine_minutes_ago), body)

@@ -81,14 +81,12 @@ def _classify(response: httpx.Response, fields: FieldMapper | None) -> Exception
     message, key = _error_details(response)
     if status in (401, 403):
         return CredentialsRejected(f"Bridge rejected the API key ({status}): {message}")
-    pointer = (fields or default_pointer)(key) if key else None
+    # Only a field we can name in our own terms becomes a pointer; the message keeps
+    # Bridge's wording either way.
+    pointer = fields(key) if fields and key else None
     return ProviderRefused(
         f"Bridge refused the request: {message}", {pointer: message} if pointer else {}
     )
-
-
-def default_pointer(key: str) -> str:
-    return "/" + key.replace(".", "/")
 
 
 class BridgeClient:

@@ -81,7 +81,12 @@ class BridgeConnector:
         async with self._client(ctx) as client:
             # Our transaction id is the idempotency key: a retry after a timeout finds
             # the transfer the first attempt created instead of placing a second one.
-            created = await client.post("/transfers", body, idempotency_key=order.transaction_id)
+            created = await client.post(
+                "/transfers",
+                body,
+                idempotency_key=order.transaction_id,
+                fields=transfers.FIELD_POINTERS.get,
+            )
         return transfers.provider_transfer(created, order)
 
     async def get_transfer(self, ctx: ProviderContext, ref: str) -> ProviderTransferStatus:

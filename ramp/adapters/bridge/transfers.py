@@ -67,6 +67,12 @@ STATE_REASONS: Final[Mapping[str, str]] = {
     "policy is configured at Bridge",
     "error": "Bridge reported an error on the transfer",
 }
+# Bridge's field key -> our JSON pointer into the order, for refusals.
+FIELD_POINTERS: Final[Mapping[str, str]] = {
+    "amount": "/amount",
+    "source.from_address": "/source/metadata/address",
+    "destination.to_address": "/destination/metadata/address",
+}
 AWAITING_FUNDS: Final = "awaiting_funds"
 CANCELED: Final = "canceled"
 

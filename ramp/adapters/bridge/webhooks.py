@@ -76,7 +76,10 @@ def verify_signature(
     if header is None:
         raise WebhookRejected("no Bridge signature header")
     timestamp, signature = _parse_header(header)
-    signed_at = datetime.fromtimestamp(int(timestamp) / 1000, UTC)
+    try:
+        signed_at = datetime.fromtimestamp(int(timestamp) / 1000, UTC)
+    except (OverflowError, OSError, ValueError):
+        raise WebhookRejected("the Bridge signature timestamp is out of range") from None
     if abs((now or datetime.now(UTC)) - signed_at) > TOLERANCE:
         raise WebhookRejected("stale Bridge webhook (outside the ten-minute window)")
     digest = hashlib.sha256(timestamp.encode() + b"." + body).digest()
@@ -106,7 +109,7 @@ def parse_events(body: bytes) -> list[ProviderEvent]:
     if not event_id:
         raise WebhookRejected("the Bridge webhook has no event id")
     category, obj = event.get("event_category"), event["event_object"]
-    if category == "transfer":
+    if category == "transfer" and obj.get("id"):
         status = transfer_status(obj)
         return [
             ProviderTransferEvent(
