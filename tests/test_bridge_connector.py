@@ -43,6 +43,7 @@ from ramp.intents.models import BankDepositInstructions, CryptoDepositInstructio
 from ramp.intents.states import ProviderEventType as E
 from ramp.intents.states import StepOutcome
 from tests.simulators.bridge import BridgeSimulator, Fault, running
+from tests.webhook_receiver import receiving
 
 GOOD_KEY = "sk-test-simulated-key"
 WALLET = "0x52908400098527886E0F7030069857D2E4169EE7"
@@ -474,7 +475,10 @@ async def transfer_event(bridge: BridgeSimulator, state: str) -> bytes:
 
 async def test_webhook_signed_by_bridge_is_verified_and_mapped(bridge: BridgeSimulator) -> None:
     body = await transfer_event(bridge, "payment_processed")
-    (event,) = connector.parse_webhook(context(bridge), bridge.sign(body), body)
+    async with receiving() as endpoint:  # delivered over HTTP, as Bridge posts it
+        assert await bridge.deliver(endpoint.url, body) == 200
+    (delivered,) = endpoint.received
+    (event,) = connector.parse_webhook(context(bridge), delivered.headers, delivered.body)
     assert isinstance(event, ProviderTransferEvent)
     assert event.provider_event_id == json.loads(body)["event_id"]
     assert event.events == (E.DEPOSIT_RECEIVED, E.PAYOUT_SENT, E.SETTLED)

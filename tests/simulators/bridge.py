@@ -27,6 +27,7 @@ from datetime import UTC, datetime
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
+import httpx
 import uvicorn
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import padding, rsa
@@ -180,6 +181,12 @@ class BridgeSimulator:
         signature = self.webhook_key.sign(digest, padding.PKCS1v15(), hashes.SHA256())
         header = f"t={timestamp},v0={base64.b64encode(signature).decode()}"
         return {"X-Webhook-Signature": header, "Content-Type": "application/json"}
+
+    async def deliver(self, url: str, body: bytes, at_ms: int | None = None) -> int:
+        """POSTs a signed event to a webhook endpoint, as Bridge does; its status."""
+        async with httpx.AsyncClient(timeout=10) as client:
+            response = await client.post(url, content=body, headers=self.sign(body, at_ms))
+        return response.status_code
 
     # --- the HTTP side -------------------------------------------------------------------
 
