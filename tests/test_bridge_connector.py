@@ -22,6 +22,7 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 from ramp.adapters.bridge import DOCUMENTED_HOSTS, BridgeConnector
 from ramp.adapters.bridge.client import retry_after_seconds
 from ramp.adapters.bridge.credentials import InvalidCredentials, base_url, to_credentials
+from ramp.adapters.bridge.webhooks import verify_signature
 from ramp.adapters.contract import (
     AccountDetails,
     ComplianceMode,
@@ -527,3 +528,39 @@ async def test_webhook_tampered_stale_or_signed_with_another_key_is_rejected(
             connector.parse_webhook(ctx, {"x-webhook-signature": malformed}, body)
     nine_minutes_ago = int((time.time() - 9 * 60) * 1000)
     assert connector.parse_webhook(ctx, bridge.sign(body, at_ms=nine_minutes_ago), body)
+
+
+# Bridge's published test data for its signature scheme (the "Test data" of
+# https://apidocs.bridge.xyz/docs/webhook-event-signature-verification): a key, a body
+# and the header Bridge sent for it. It settles what the simulator cannot: that we
+# verify what Bridge really signs (the SHA-256 digest of "<t>.<body>", signed again
+# with SHA-256), not merely what our own simulator signs.
+BRIDGE_TEST_KEY = (
+    "-----BEGIN PUBLIC KEY-----\n"
+    "MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAtqsEE4eI7EmzhcquGJXt\n"
+    "LX9PMK0UH6Kl1WIR21sv8HtueG8BuvvpP3MiN7ltzmIhS8KaynCjN4l+620PnXeu\n"
+    "xWG+CSnEdkinL9hCqbEid5vv9zl0j9LWiJx3FkKHqADU7cgm46aa8dKUdIQYF2X+\n"
+    "O7WmyLkC4wUM/mWhBPMsIQBznashRMZxx7XJjsVp27ACUE4eNIjEXbVYN6U8jSbU\n"
+    "hG++CfL8xXu+GHDqKmFE6Po6HnuURvLFVnCtE3mXXBcVFlPy+octfx8nOMLT3X8O\n"
+    "9UehIigJ34o2yMm/Fq3HUJzg2BsiAiGgtr0vmeoV9Q7upSNj9TuOumAzZFi4pYA+\n"
+    "qwIDAQAB\n"
+    "-----END PUBLIC KEY-----\n"
+)
+BRIDGE_TEST_HEADER = (
+    "t=1705854411204,v0=jz/0dmHJ63FAzacGutrDTEoq+iSz/PHm/ugdooXDQu5NwuVIT2LmZGjsnCsBHgR9Py6O"
+    "BP9zurzW4dHgygU4EDqmMPTUOvhvndYb4lWt+TY66LihaFI2whL6DAf/jb1QjYjNU0A6x9SLzC45dgE6X7zTDU"
+    "M+2Z+scG/WEQf6SxQMt4E2sEipl5PqMK5lYUe3otdJV+X2c9D64bGwCEE7QSia+Vhozg8QNOQEk/rdz2IEONIg"
+    "6oC43CeiN4E2kF9XLAGuy9uAHx9O9OJH5ZPLJZjyo4VcXYeWQgxaQ1gZ1Qu6hEEzgiPSff/1nou58dm4bIIazg"
+    "CWli/mO0NyGcpfFw=="
+)
+BRIDGE_TEST_BODY = b'{"message":"Hello World!"}'
+
+
+def test_bridge_published_signature_test_data_verifies() -> None:
+    signed_at = datetime.fromtimestamp(1705854411.204, UTC)
+    headers = {"X-Webhook-Signature": BRIDGE_TEST_HEADER}
+    verify_signature(headers, BRIDGE_TEST_BODY, BRIDGE_TEST_KEY, now=signed_at)
+    with pytest.raises(WebhookRejected, match="does not match"):
+        verify_signature(headers, BRIDGE_TEST_BODY + b" ", BRIDGE_TEST_KEY, now=signed_at)
+    with pytest.raises(WebhookRejected, match="stale"):  # signed in January 2024
+        verify_signature(headers, BRIDGE_TEST_BODY, BRIDGE_TEST_KEY)
