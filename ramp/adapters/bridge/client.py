@@ -1,0 +1,164 @@
+"""HTTP to Bridge: authentication, idempotency keys, timeouts and error classification.
+
+Every Bridge error becomes one of the contract's provider-neutral errors here, so the
+flow modules only ever see parsed JSON or a `ProviderError`:
+
+- a timeout, a transport failure, a 5xx or a 429 -> `ProviderUnavailable` (retry; a
+  `Retry-After` header, in seconds or as an HTTP date, becomes `retry_after`);
+- 401 / 403 -> `CredentialsRejected` (the provider account becomes unhealthy);
+- any other 4xx -> `ProviderRefused` with Bridge's message and its field pointer
+  mapped to ours (never retried).
+
+Nothing logged here carries a header, a body or a query string: the API key, personal
+data and account numbers travel in those.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping
+from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
+from typing import Any, Self
+
+import httpx
+
+from ramp.adapters.contract import (
+    CredentialsRejected,
+    ProviderContext,
+    ProviderRefused,
+    ProviderUnavailable,
+)
+
+from .credentials import api_key
+
+log = logging.getLogger(__name__)
+
+# Bridge answers in well under a second; a slow answer is an outage, retried later.
+TIMEOUT = httpx.Timeout(15.0, connect=5.0)
+
+# Maps Bridge's field key ("account.routing_number") to our JSON pointer, or None.
+FieldMapper = Callable[[str], str | None]
+
+
+def retry_after_seconds(value: str | None, now: datetime | None = None) -> float | None:
+    """`Retry-After` as seconds: delta-seconds or an HTTP date (RFC 9110 section 10.2.3)."""
+    if not value:
+        return None
+    value = value.strip()
+    if value.isdigit():
+        return float(value)
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return max(0.0, (when - (now or datetime.now(UTC))).total_seconds())
+
+
+def _error_details(response: httpx.Response) -> tuple[str, str | None]:
+    """Bridge's message and the key of the field it complains about, when given."""
+    try:
+        body = response.json()
+    except ValueError:
+        return f"Bridge answered {response.status_code}", None
+    if not isinstance(body, dict):
+        return f"Bridge answered {response.status_code}", None
+    message = body.get("message") or body.get("code") or f"Bridge answered {response.status_code}"
+    source = body.get("source")
+    key = source.get("key") if isinstance(source, dict) else None
+    return str(message), str(key) if key else None
+
+
+def _classify(response: httpx.Response, fields: FieldMapper | None) -> Exception:
+    status = response.status_code
+    if status == 429 or status >= 500:
+        return ProviderUnavailable(
+            f"Bridge unavailable ({status})",
+            retry_after=retry_after_seconds(response.headers.get("Retry-After")),
+        )
+    message, key = _error_details(response)
+    if status in (401, 403):
+        return CredentialsRejected(f"Bridge rejected the API key ({status}): {message}")
+    # Only a field we can name in our own terms becomes a pointer; the message keeps
+    # Bridge's wording either way.
+    pointer = fields(key) if fields and key else None
+    return ProviderRefused(
+        f"Bridge refused the request: {message}", {pointer: message} if pointer else {}
+    )
+
+
+class BridgeClient:
+    """One provider account's view of the Bridge API (use as an async context manager)."""
+
+    def __init__(self, ctx: ProviderContext, *, timeout: httpx.Timeout = TIMEOUT) -> None:
+        self._base_url = ctx.base_url.rstrip("/")
+        self._http = httpx.AsyncClient(
+            base_url=self._base_url,
+            timeout=timeout,
+            headers={"Api-Key": api_key(ctx), "Accept": "application/json"},
+            follow_redirects=False,
+        )
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self._http.aclose()
+
+    async def get(self, path: str, params: Mapping[str, str] | None = None) -> Any:
+        return await self._send("GET", path, params=params)
+
+    async def post(
+        self,
+        path: str,
+        body: Mapping[str, Any],
+        *,
+        idempotency_key: str,
+        fields: FieldMapper | None = None,
+    ) -> Any:
+        # Bridge requires an Idempotency-Key on every POST (and only on POSTs); ours
+        # derive from our own ids, so a retried activity replays the first answer.
+        return await self._send(
+            "POST",
+            path,
+            json=dict(body),
+            headers={"Idempotency-Key": idempotency_key},
+            fields=fields,
+        )
+
+    async def delete(self, path: str) -> Any:
+        return await self._send("DELETE", path)
+
+    async def _send(
+        self,
+        method: str,
+        path: str,
+        *,
+        params: Mapping[str, str] | None = None,
+        json: Mapping[str, Any] | None = None,
+        headers: Mapping[str, str] | None = None,
+        fields: FieldMapper | None = None,
+    ) -> Any:
+        try:
+            response = await self._http.request(
+                method, path, params=params, json=json, headers=headers
+            )
+        except httpx.TimeoutException as exc:
+            log.warning("bridge %s %s timed out", method, path)
+            raise ProviderUnavailable(
+                f"Bridge did not answer in time ({type(exc).__name__})"
+            ) from None
+        except httpx.TransportError as exc:
+            log.warning("bridge %s %s failed: %s", method, path, type(exc).__name__)
+            raise ProviderUnavailable(f"Bridge unreachable ({type(exc).__name__})") from None
+        log.info("bridge %s %s -> %s", method, path, response.status_code)
+        if response.is_success:
+            if not response.content:
+                return None
+            try:
+                return response.json()
+            except ValueError:
+                raise ProviderUnavailable("Bridge answered with a body that is not JSON") from None
+        raise _classify(response, fields)

@@ -1,0 +1,1 @@
+"""Stand-ins for third-party providers, written from their public API references."""
