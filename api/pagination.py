@@ -11,12 +11,13 @@ from datetime import UTC, datetime
 from typing import Any, TypeVar
 from urllib.parse import urlencode
 
-from sqlalchemy import and_, or_
 from sqlmodel.sql.expression import SelectOfScalar
 from starlette.requests import Request
 
 from api.body import parse_json
 from api.errors import ApiError, bad_request
+from ramp.db import keyset
+from ramp.db.keyset import PageRequest
 
 DEFAULT_PAGE_SIZE = 20
 MAX_PAGE_SIZE = 100
@@ -42,16 +43,18 @@ def page_size(request: Request) -> int:
     return int(raw)
 
 
+def page_request(request: Request) -> PageRequest:
+    """The page the request's `limit` and `cursor` ask for (400 if either is invalid)."""
+    after = _cursor(request)  # checked first, as it always was
+    return PageRequest(limit=page_size(request), after=after)
+
+
 def newest_first(
     request: Request, query: SelectOfScalar[Row], created_at: Any, id_: Any
 ) -> SelectOfScalar[Row]:
     """`query` ordered newest first, from the request's cursor on, one row more than a
     page (that row tells whether a next page exists)."""
-    cursor = _cursor(request)
-    if cursor is not None:
-        moment, last_id = cursor
-        query = query.where(or_(created_at < moment, and_(created_at == moment, id_ < last_id)))
-    return query.order_by(created_at.desc(), id_.desc()).limit(page_size(request) + 1)
+    return keyset.newest_first(query, created_at, id_, page_request(request))
 
 
 def next_page_headers(
@@ -65,7 +68,17 @@ def next_page_headers(
     limit = page_size(request)
     if len(rows) <= limit:
         return {}
-    created_at, last_id = key(rows[limit - 1])
+    return next_page_link(request, key(rows[limit - 1]), filters)
+
+
+def next_page_link(
+    request: Request, after: tuple[datetime, str] | None, filters: Mapping[str, str] | None = None
+) -> dict[str, str]:
+    """The `Link` header to the page that starts after `after` (none if None)."""
+    if after is None:
+        return {}
+    limit = page_size(request)
+    created_at, last_id = after
     cursor = json.dumps([created_at.isoformat(), last_id]).encode()
     params = urlencode(
         {

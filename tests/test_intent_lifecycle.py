@@ -10,6 +10,7 @@ import pytest
 
 from ramp.adapters import ProviderTransaction
 from ramp.catalog import currency_by_code
+from ramp.errors import IntentError
 from ramp.intents import lifecycle
 from ramp.intents.amounts import AmountProblem, parse_amount, smallest_units
 from ramp.intents.compliance import (
@@ -19,7 +20,6 @@ from ramp.intents.compliance import (
     requirement_check,
     verification_expiry,
 )
-from ramp.intents.errors import IntentError
 from ramp.intents.models import (
     CheckResult,
     IntentRequest,
