@@ -45,7 +45,7 @@ from ramp.db.tables import (
 )
 from ramp.db.types import utcnow
 from ramp.db.upsert import upsert
-from ramp.errors import IntentError, InvalidInput
+from ramp.errors import DomainError, IntentError, InvalidInput
 from ramp.intents.amounts import AmountProblem, check_amount
 from ramp.intents.compliance import (
     CheckContext,
@@ -199,13 +199,20 @@ class IntentActivities:
             source=_details(source),
             destination=_details(destination),
         )
-        return await self._adapters.for_provider(request.provider_code).create_transaction(order)
+        adapter = self._adapters.for_provider(request.provider_code)
+        try:
+            return await adapter.create_transaction(order)
+        except DomainError as refused:
+            raise application_error(refused) from None
 
     @activity.defn
     async def cancel_transaction(self, cancellation: TransactionCancellation) -> None:
         """Voids the provider's order of an expired intent (its deposit never came)."""
         adapter = self._adapters.for_provider(cancellation.provider_code)
-        await adapter.cancel_transaction(cancellation)
+        try:
+            await adapter.cancel_transaction(cancellation)
+        except DomainError as refused:
+            raise application_error(refused) from None
 
     @activity.defn
     async def record_intent(self, change: IntentChange) -> None:

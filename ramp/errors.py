@@ -108,6 +108,14 @@ class OnboardingError(StrEnum):
     SUBMISSION_NOT_FOUND = "SUBMISSION_NOT_FOUND"
 
 
+class ProviderRefusal(StrEnum):
+    """What a provider adapter refuses with (the workflow answers PROVIDER_ERROR)."""
+
+    PROVIDER_REFUSED = "PROVIDER_REFUSED"
+    # The provider already holds the deposit: its event is on the way.
+    ORDER_NOT_CANCELLABLE = "ORDER_NOT_CANCELLABLE"
+
+
 class WebhookError(StrEnum):
     INVALID_WEBHOOK_ENDPOINT = "INVALID_WEBHOOK_ENDPOINT"
 
