@@ -44,13 +44,13 @@ from ramp.db.tables import (
 )
 from ramp.db.types import utcnow
 from ramp.db.upsert import upsert
+from ramp.errors import DomainError, IntentError, InvalidInput
 from ramp.intents.amounts import AmountProblem, check_amount
 from ramp.intents.compliance import (
     CheckContext,
     VerificationRecord,
     evaluate,
 )
-from ramp.intents.errors import IntentError, intent_error
 from ramp.intents.models import (
     CheckResult,
     CheckResults,
@@ -61,6 +61,7 @@ from ramp.intents.models import (
     TransactionRequest,
 )
 from ramp.projects import routing_accounts
+from ramp.temporal import application_error
 from ramp.webhooks.models import IntentChange
 
 
@@ -91,16 +92,22 @@ class IntentActivities:
         dest = _facts(destination)
         eligible, rejected = eligible_providers(providers, src, dest)
         if not eligible:
-            raise intent_error(
-                IntentError.NO_ELIGIBLE_PROVIDER,
-                "no provider can handle the requested external accounts",
-                {
-                    "providers": [
-                        {"providerId": p.id, "providerCode": p.code, "reasons": rejected[p.code]}
-                        for p in providers
-                    ],
-                    "remedy": "enable more providers for the project",
-                },
+            raise application_error(
+                InvalidInput(
+                    IntentError.NO_ELIGIBLE_PROVIDER,
+                    "no provider can handle the requested external accounts",
+                    {
+                        "providers": [
+                            {
+                                "providerId": p.id,
+                                "providerCode": p.code,
+                                "reasons": rejected[p.code],
+                            }
+                            for p in providers
+                        ],
+                        "remedy": "enable more providers for the project",
+                    },
+                )
             )
         chosen = _preferred(request.provider_id, eligible, src, dest) or eligible[0]
         corridor = matching_corridor(chosen, src, dest)
@@ -110,8 +117,8 @@ class IntentActivities:
         try:
             check_amount(request.amount, currency, corridor.limits[currency.code], chosen.id)
         except AmountProblem as problem:
-            raise intent_error(
-                IntentError.AMOUNT_VALIDATION_ERROR, problem.message, problem.details
+            raise application_error(
+                InvalidInput(IntentError.AMOUNT_VALIDATION_ERROR, problem.message, problem.details)
             ) from None
         return ProviderSelection(
             provider_id=chosen.id,
@@ -191,13 +198,20 @@ class IntentActivities:
             source=_details(source),
             destination=_details(destination),
         )
-        return await self._adapters.for_provider(request.provider_code).create_transaction(order)
+        adapter = self._adapters.for_provider(request.provider_code)
+        try:
+            return await adapter.create_transaction(order)
+        except DomainError as refused:
+            raise application_error(refused) from None
 
     @activity.defn
     async def cancel_transaction(self, cancellation: TransactionCancellation) -> None:
         """Voids the provider's order of an expired intent (its deposit never came)."""
         adapter = self._adapters.for_provider(cancellation.provider_code)
-        await adapter.cancel_transaction(cancellation)
+        try:
+            await adapter.cancel_transaction(cancellation)
+        except DomainError as refused:
+            raise application_error(refused) from None
 
     @activity.defn
     async def record_intent(self, change: IntentChange) -> None:
@@ -260,10 +274,12 @@ async def _accounts(
         if account_id not in found
     ]
     if missing:
-        raise intent_error(
-            IntentError.EXTERNAL_ACCOUNT_NOT_FOUND,
-            "external account not found",
-            {"fields": missing},
+        raise application_error(
+            InvalidInput(
+                IntentError.EXTERNAL_ACCOUNT_NOT_FOUND,
+                "external account not found",
+                {"fields": missing},
+            )
         )
     return found[request.src_account_id], found[request.dest_account_id]
 
@@ -301,8 +317,10 @@ def _preferred(
         details["reasons"] = ineligibility_reasons(known, src, dest) or [
             "provider is not enabled for this project"
         ]
-    raise intent_error(
-        IntentError.PROVIDER_NOT_ELIGIBLE,
-        f"preferred provider '{provider_id}' is not a valid candidate for this payment path",
-        details,
+    raise application_error(
+        InvalidInput(
+            IntentError.PROVIDER_NOT_ELIGIBLE,
+            f"preferred provider '{provider_id}' is not a valid candidate for this payment path",
+            details,
+        )
     )

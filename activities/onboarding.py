@@ -12,16 +12,13 @@ import json
 from sqlalchemy.ext.asyncio import async_sessionmaker
 from sqlmodel.ext.asyncio.session import AsyncSession
 from temporalio import activity
-from temporalio.exceptions import ApplicationError
 
 from ramp.db.tables import OnboardingSubmission
+from ramp.errors import OnboardingError, Unavailable
 from ramp.intents.models import SubmissionCheck, Verdict
 from ramp.onboarding.verification import NoVerifier, VerificationRequest, Verifiers
 from ramp.security.encryption import SecretBox
-
-# Error types the workflow passes on to the API (api/onboarding.py maps them).
-VERIFICATION_UNAVAILABLE = "VERIFICATION_UNAVAILABLE"
-SUBMISSION_NOT_FOUND = "SUBMISSION_NOT_FOUND"
+from ramp.temporal import application_error
 
 
 class OnboardingActivities:
@@ -40,14 +37,16 @@ class OnboardingActivities:
         try:
             verifier = self._verifiers.for_provider(check.provider_code)
         except NoVerifier as error:
-            raise ApplicationError(
-                str(error), type=VERIFICATION_UNAVAILABLE, non_retryable=True
+            raise application_error(
+                Unavailable(OnboardingError.VERIFICATION_UNAVAILABLE, str(error))
             ) from None
         async with self._db() as session:
             row = await session.get(OnboardingSubmission, check.submission_id)
         if row is None or row.intent_id != check.intent_id or row.step_code != check.step_code:
-            raise ApplicationError(
-                "no such submission for this step", type=SUBMISSION_NOT_FOUND, non_retryable=True
+            raise application_error(
+                Unavailable(
+                    OnboardingError.SUBMISSION_NOT_FOUND, "no such submission for this step"
+                )
             )
         payload = json.loads(self._box.decrypt(row.payload_encrypted))
         return await verifier.verify(

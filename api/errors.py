@@ -1,8 +1,9 @@
 """The one error envelope, and the exception handlers that produce it.
 
 Every error leaves the API as
-`{"statusCode", "error", "code", "message", "details"}`; endpoints raise `ApiError`
-and never build error responses themselves.
+`{"statusCode", "error", "code", "message", "details"}`; endpoints raise `ApiError`,
+services raise domain errors (`ramp.errors`, mapped to a status by their kind here), and
+none builds error responses itself.
 """
 
 from __future__ import annotations
@@ -19,12 +20,22 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Match, Mount, Route
 from starlette.types import ExceptionHandler, Scope
 from temporalio.client import WorkflowUpdateFailedError, WorkflowUpdateRPCTimeoutOrCancelledError
-from temporalio.exceptions import ApplicationError
-from temporalio.service import RPCError, RPCStatusCode
+from temporalio.service import RPCError
 
 from api.schemas import ErrorEnvelope
-from ramp.errors import Conflict, DomainError, InvalidInput, NotAuthenticated, NotFound
-from ramp.intents.errors import IntentError
+from ramp.errors import (
+    Conflict,
+    DomainError,
+    IntentError,
+    InvalidInput,
+    NotAuthenticated,
+    NotFound,
+    ProviderFailed,
+    Refused,
+    Unavailable,
+    WebhookError,
+)
+from ramp.temporal import domain_error
 from ramp.webhooks.endpoints import EndpointRefused
 
 logger = logging.getLogger("ramp.api")
@@ -182,44 +193,21 @@ def allowed_methods(request: Request) -> list[str]:
     return sorted(found)
 
 
-# HTTP status of each business error an intent's workflow can answer with.
-INTENT_ERROR_STATUS: dict[str, int] = {
-    IntentError.EXTERNAL_ACCOUNT_NOT_FOUND: 400,
-    IntentError.NO_ELIGIBLE_PROVIDER: 400,
-    IntentError.PROVIDER_NOT_ELIGIBLE: 400,
-    IntentError.AMOUNT_VALIDATION_ERROR: 400,
-    IntentError.TRANSACTION_EXISTS: 400,
-    IntentError.COMPLIANCE_NOT_COMPLETE: 400,
-    IntentError.INTENT_CLOSED: 400,
-    IntentError.PROVIDER_ERROR: 502,
-    IntentError.TEMPORARILY_UNAVAILABLE: 503,
-}
-_RETRY_LATER = {"Retry-After": "1"}
-
-
 async def _update_failed(request: Request, exc: Exception) -> Response:
+    """A workflow update failed outside a service (which turns the catalogued codes into
+    domain errors): the same mapping, through the same catalogue."""
     assert isinstance(exc, WorkflowUpdateFailedError)
-    cause = exc.cause
-    if isinstance(cause, ApplicationError) and cause.type in INTENT_ERROR_STATUS:
-        details = cause.details[0] if cause.details and isinstance(cause.details[0], dict) else {}
-        status = INTENT_ERROR_STATUS[cause.type]
-        headers = _RETRY_LATER if status == 503 else None
-        return error_response(status, cause.type, cause.message, details, headers)
-    return await _unexpected(request, exc)
+    refused = domain_error(exc.cause)
+    if refused is None:
+        return await _unexpected(request, exc)
+    return await _domain_error(request, refused)
 
 
 async def _workflow_unreachable(request: Request, exc: Exception) -> Response:
-    if (
-        isinstance(exc, RPCError)
-        and exc.status is RPCStatusCode.NOT_FOUND
-        and "already completed" in exc.message
-    ):
-        # The intent's workflow has ended: nothing can change it any more.
-        return error_response(400, IntentError.INTENT_CLOSED, "the intent is closed")
     logger.warning("temporal unavailable on %s %s: %s", request.method, request.url.path, exc)
     return error_response(
         503,
-        "TEMPORARILY_UNAVAILABLE",
+        IntentError.TEMPORARILY_UNAVAILABLE,
         "the service could not reach its workflow engine; retry the request",
         headers=_RETRY_LATER,
     )
@@ -228,12 +216,16 @@ async def _workflow_unreachable(request: Request, exc: Exception) -> Response:
 # HTTP status of each kind of refusal of an application service (ramp/errors.py).
 DOMAIN_ERROR_STATUS: dict[type[DomainError], int] = {
     InvalidInput: 400,
+    Refused: 400,
     NotAuthenticated: 401,
     NotFound: 404,
     Conflict: 409,
+    ProviderFailed: 502,
+    Unavailable: 503,
 }
 # The `WWW-Authenticate` challenge of each kind of proof a 401 asks for.
 CHALLENGES = {"SIWE": 'SIWE realm="ramp"'}
+_RETRY_LATER = {"Retry-After": "1"}
 
 
 async def _domain_error(request: Request, exc: Exception) -> Response:
@@ -244,11 +236,13 @@ async def _domain_error(request: Request, exc: Exception) -> Response:
     headers = (
         {"WWW-Authenticate": CHALLENGES[exc.scheme]} if isinstance(exc, NotAuthenticated) else None
     )
+    if isinstance(exc, Unavailable):
+        headers = _RETRY_LATER
     return error_response(status, exc.code, exc.message, exc.details, headers)
 
 
 async def _endpoint_refused(request: Request, exc: Exception) -> Response:
-    return error_response(400, "INVALID_WEBHOOK_ENDPOINT", str(exc))
+    return error_response(400, WebhookError.INVALID_WEBHOOK_ENDPOINT, str(exc))
 
 
 async def _unexpected(request: Request, exc: Exception) -> Response:

@@ -5,9 +5,8 @@ with the form of each step; `POST /v1/onboarding/{intentId}/steps/{stepCode}` su
 the current step. Both take the onboarding token of `frontendUrl` as
 `Authorization: Bearer <token>`: it names one intent, and no customer token is needed.
 
-A submission is validated, stored encrypted (it is personal data) and handed to the
-intent's workflow by id through the `submit_step` update; the workflow verifies it and
-decides what comes next, and the response is rendered from the state it returns.
+The use cases are `ramp.onboarding.service`: this module checks the onboarding token,
+reads the submission's body (while holding no database connection) and renders.
 
 The project's setting of the origins allowed to embed the page is api/project_settings.py.
 """
@@ -15,22 +14,14 @@ The project's setting of the origins allowed to embed the page is api/project_se
 from __future__ import annotations
 
 import functools
-import json
-import uuid
 from collections.abc import Sequence
-from datetime import timedelta
 
 import segno
-from sqlmodel import col, delete, select
-from sqlmodel.ext.asyncio.session import AsyncSession
 from starlette.requests import Request
 from starlette.responses import Response
-from temporalio.client import WorkflowUpdateFailedError
-from temporalio.exceptions import ApplicationError
 
-from activities.onboarding import SUBMISSION_NOT_FOUND, VERIFICATION_UNAVAILABLE
 from api.body import read_json
-from api.errors import ApiError, bad_request, not_found, unauthorized
+from api.errors import not_found, unauthorized
 from api.render import json_resource
 from api.schemas import (
     OnboardingDepositInstruction,
@@ -43,43 +34,17 @@ from api.schemas import (
     TransferAmountResource,
 )
 from api.services import Services, services
-from api.steps import check_step_outcome
-from ramp.db.engine import read_snapshot
-from ramp.db.projection import project
-from ramp.db.tables import (
-    ComplianceStepRow,
-    IntentRow,
-    OnboardingSubmission,
-    Project,
-    TransactionRow,
-)
-from ramp.intents.lifecycle import workflow_id
-from ramp.intents.models import CryptoDepositInstructions, StepSubmission, TransactionContext
-from ramp.intents.states import IntentStatus, PlanStatus, StepOutcome, StepStatus
-from ramp.onboarding.forms import (
-    SUBMISSION_MODELS,
-    SubmissionProblem,
-    check_for_intent,
-    form_fields,
-)
+from ramp.db.tables import ComplianceStepRow, IntentRow, TransactionRow
+from ramp.errors import OnboardingError
+from ramp.intents.models import CryptoDepositInstructions, TransactionContext
+from ramp.intents.states import IntentStatus, PlanStatus, StepStatus
+from ramp.intents.workflow_client import IntentWorkflowClient
+from ramp.onboarding.forms import form_fields
+from ramp.onboarding.service import OnboardingService, submission_model
 from ramp.onboarding.terms import terms_for
-from ramp.security.encryption import SecretBox
 from ramp.security.tokens import InvalidToken
-from workflows.intents import IntentWorkflow
 
 ONBOARDING_CHALLENGE = 'Bearer realm="ramp-onboarding"'
-# Verification in the sandbox is immediate; a vendor may take longer.
-_SUBMIT_TIMEOUT = timedelta(seconds=30)
-# What the workflow's refusals and failures of `submit_step` mean over HTTP.
-_SUBMIT_ERROR_STATUS: dict[str, int] = {
-    "STEP_NOT_CURRENT": 409,
-    "COMPLIANCE_CLOSED": 409,
-    "INVALID_TRANSITION": 409,
-    "INTENT_CLOSED": 409,
-    VERIFICATION_UNAVAILABLE: 503,
-    SUBMISSION_NOT_FOUND: 503,
-    "TEMPORARILY_UNAVAILABLE": 503,
-}
 
 
 # --- authentication -------------------------------------------------------------------
@@ -89,14 +54,16 @@ def onboarding_token(request: Request) -> str:
     header = request.headers.get("authorization")
     if not header:
         raise unauthorized(
-            "MISSING_CREDENTIALS",
+            OnboardingError.MISSING_CREDENTIALS,
             "the onboarding token is required: Authorization: Bearer <token from frontendUrl>",
             ONBOARDING_CHALLENGE,
         )
     scheme, _, value = header.partition(" ")
     if scheme.lower() != "bearer" or not value.strip():
         raise unauthorized(
-            "INVALID_AUTH_SCHEME", "this endpoint needs Bearer authorization", ONBOARDING_CHALLENGE
+            OnboardingError.INVALID_AUTH_SCHEME,
+            "this endpoint needs Bearer authorization",
+            ONBOARDING_CHALLENGE,
         )
     return value.strip()
 
@@ -109,21 +76,19 @@ def check_onboarding_token(app: Services, token: str, intent_id: str) -> str:
     except InvalidToken as error:
         if error.expired:
             raise unauthorized(
-                "TOKEN_EXPIRED",
+                OnboardingError.TOKEN_EXPIRED,
                 "the onboarding link has expired: the app gets a fresh frontendUrl "
                 "from GET /v1/intent/{id}",
                 ONBOARDING_CHALLENGE,
             ) from error
         raise unauthorized(
-            "INVALID_TOKEN", f"{error.reason}: use the token of frontendUrl", ONBOARDING_CHALLENGE
+            OnboardingError.INVALID_TOKEN,
+            f"{error.reason}: use the token of frontendUrl",
+            ONBOARDING_CHALLENGE,
         ) from error
     if claims.intent_id != intent_id:
         raise not_found("intent")
     return claims.customer_id
-
-
-async def _authorized_intent(request: Request, session: AsyncSession) -> IntentRow:
-    return await _intent_of(session, request.path_params["intentId"], _token_customer(request))
 
 
 def _token_customer(request: Request) -> str:
@@ -133,110 +98,35 @@ def _token_customer(request: Request) -> str:
     )
 
 
-async def _intent_of(session: AsyncSession, intent_id: str, customer_id: str) -> IntentRow:
-    intent = await session.get(IntentRow, intent_id)
-    if intent is None or intent.customer_id != customer_id or not intent.onboarding:
-        raise not_found("intent")
-    return intent
-
-
 # --- endpoints --------------------------------------------------------------------------
 
 
+def onboarding_service(app: Services) -> OnboardingService:
+    return OnboardingService(
+        app.db, IntentWorkflowClient(app.temporal), app.settings.encryption_keys.get_secret_value()
+    )
+
+
 async def get_onboarding(request: Request) -> Response:
-    app = services(request)
-    async with app.db() as session:
-        await read_snapshot(session)
-        intent = await _authorized_intent(request, session)
-        steps = (
-            await session.exec(
-                select(ComplianceStepRow).where(ComplianceStepRow.intent_id == intent.id)
-            )
-        ).all()
-        transaction = (
-            await session.exec(select(TransactionRow).where(TransactionRow.intent_id == intent.id))
-        ).first()
-        owner = await session.get(Project, intent.project_id)
-    assert owner is not None
-    return json_resource(onboarding_resource(intent, steps, transaction, owner.onboarding_origins))
+    view = await onboarding_service(services(request)).view(
+        request.path_params["intentId"], _token_customer(request)
+    )
+    return json_resource(
+        onboarding_resource(view.intent, view.steps, view.transaction, view.origins)
+    )
 
 
 async def submit_step(request: Request) -> Response:
-    app = services(request)
+    service = onboarding_service(services(request))
     step_code = request.path_params["stepCode"]
     customer_id = _token_customer(request)
-    model = SUBMISSION_MODELS.get(step_code)
-    if model is None:
-        raise ApiError(
-            409,
-            "STEP_NOT_SUPPORTED",
-            f"{step_code} cannot be submitted through the hosted onboarding",
-        )
-    async with app.db() as session:
-        intent = await _intent_of(session, request.path_params["intentId"], customer_id)
-        await check_step_outcome(session, intent, step_code, StepOutcome.SUBMITTED)
+    model = submission_model(step_code)
+    intent = await service.submittable(request.path_params["intentId"], customer_id, step_code)
     # Read (up to a few MiB of documents) while no database connection is held.
     submission = await read_json(request, model)
-    try:
-        check_for_intent(step_code, submission, intent.transfer_amount)
-    except SubmissionProblem as problem:
-        raise bad_request(
-            "VALIDATION_ERROR",
-            "request body is invalid",
-            {"fields": [{"pointer": problem.pointer, "reason": problem.reason}]},
-        ) from None
-    payload = submission.model_dump(mode="json", by_alias=True, exclude_none=True)
-    async with app.db() as session:
-        stored = OnboardingSubmission(
-            id=str(uuid.uuid4()),
-            intent_id=intent.id,
-            step_code=step_code,
-            payload_encrypted=_secret_box(app).encrypt(json.dumps(payload)),
-        )
-        session.add(stored)
-        await session.commit()
-        owner = await session.get(Project, intent.project_id)
-        assert owner is not None
-        origins = list(owner.onboarding_origins)
-    handle = app.temporal.get_workflow_handle_for(IntentWorkflow.run, workflow_id(intent.id))
-    try:
-        state = await handle.execute_update(
-            IntentWorkflow.submit_step,
-            StepSubmission(step_code=step_code, submission_id=stored.id),
-            id=f"submit-{stored.id}",
-            rpc_timeout=_SUBMIT_TIMEOUT,
-        )
-    except WorkflowUpdateFailedError as error:
-        # The workflow answered: the submission was refused or failed and changed nothing,
-        # so no personal data is kept. An update that was not answered in time (or whose
-        # caller went away) may still run and verify this submission: it stays, and the
-        # housekeeping's retention purges it with the intent's other submissions.
-        async with app.db() as session:
-            await session.exec(
-                delete(OnboardingSubmission).where(col(OnboardingSubmission.id) == stored.id)
-            )
-            await session.commit()
-        refused = _submit_failed(error)
-        if refused is not None:
-            raise refused from None
-        raise
-    rows = project(state)
-    return json_resource(onboarding_resource(rows.intent, rows.steps, rows.transaction, origins))
-
-
-def _submit_failed(error: WorkflowUpdateFailedError) -> ApiError | None:
-    """The onboarding's own answer to a refused or failed submission."""
-    cause = error.cause
-    if not isinstance(cause, ApplicationError) or cause.type not in _SUBMIT_ERROR_STATUS:
-        return None
-    details = cause.details[0] if cause.details and isinstance(cause.details[0], dict) else {}
-    status = _SUBMIT_ERROR_STATUS[cause.type]
-    return ApiError(
-        status,
-        cause.type,
-        cause.message,
-        details,
-        headers={"Retry-After": "1"} if status == 503 else None,
+    view = await service.submit(intent, step_code, submission)
+    return json_resource(
+        onboarding_resource(view.intent, view.steps, view.transaction, view.origins)
     )
 
 
@@ -329,12 +219,3 @@ def qr_code(address: str) -> str:
     The plain address, which every wallet scans; amount and network are shown beside it.
     """
     return str(segno.make(address, error="m").svg_data_uri(scale=4, border=2))
-
-
-def _secret_box(app: Services) -> SecretBox:
-    return _box(app.settings.encryption_keys.get_secret_value())
-
-
-@functools.lru_cache(maxsize=4)
-def _box(keys: str) -> SecretBox:
-    return SecretBox(keys)

@@ -7,6 +7,7 @@ message. Nothing here knows about HTTP.
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import Any
 
 
@@ -43,3 +44,102 @@ class NotAuthenticated(DomainError):
     ) -> None:
         super().__init__(code, message, details)
         self.scheme = scheme
+
+
+class Refused(DomainError):
+    """The request is well formed but the intent refuses it in its present state (the
+    specification answers these with 400, such as TRANSACTION_EXISTS)."""
+
+
+class ProviderFailed(DomainError):
+    """The payment provider did not accept what we asked of it."""
+
+
+class Unavailable(DomainError):
+    """Our own dependencies did not answer; the same request may succeed later."""
+
+
+# --- the catalogue of error codes -----------------------------------------------------
+# Every code a use case of intents and onboarding refuses with, and the kind of refusal
+# each one is. A workflow update fails with an ApplicationError whose `type` is one of
+# these codes; `refusal()` turns it back into the domain error.
+
+
+class IntentError(StrEnum):
+    EXTERNAL_ACCOUNT_NOT_FOUND = "EXTERNAL_ACCOUNT_NOT_FOUND"
+    NO_ELIGIBLE_PROVIDER = "NO_ELIGIBLE_PROVIDER"
+    PROVIDER_NOT_ELIGIBLE = "PROVIDER_NOT_ELIGIBLE"
+    AMOUNT_VALIDATION_ERROR = "AMOUNT_VALIDATION_ERROR"
+    TRANSACTION_EXISTS = "TRANSACTION_EXISTS"
+    COMPLIANCE_NOT_COMPLETE = "COMPLIANCE_NOT_COMPLETE"
+    INTENT_CLOSED = "INTENT_CLOSED"
+    # The provider did not accept the order (it refused, or kept failing).
+    PROVIDER_ERROR = "PROVIDER_ERROR"
+    # Our own dependencies (database, workflow engine) kept failing; nothing was created.
+    TEMPORARILY_UNAVAILABLE = "TEMPORARILY_UNAVAILABLE"
+
+
+class RequestError(StrEnum):
+    """Refusals of a request's form, whatever the resource."""
+
+    VALIDATION_ERROR = "VALIDATION_ERROR"
+    NOT_FOUND = "NOT_FOUND"
+    INVALID_IDEMPOTENCY_KEY = "INVALID_IDEMPOTENCY_KEY"
+    IDEMPOTENCY_KEY_REUSED = "IDEMPOTENCY_KEY_REUSED"
+
+
+class StepError(StrEnum):
+    """Why a compliance step (or a transaction, for INVALID_TRANSITION) cannot move."""
+
+    STEP_NOT_CURRENT = "STEP_NOT_CURRENT"
+    COMPLIANCE_CLOSED = "COMPLIANCE_CLOSED"
+    INVALID_TRANSITION = "INVALID_TRANSITION"
+    STEP_NOT_SUPPORTED = "STEP_NOT_SUPPORTED"
+
+
+class OnboardingError(StrEnum):
+    """The hosted onboarding's own refusals: its link, and verification of a submission."""
+
+    MISSING_CREDENTIALS = "MISSING_CREDENTIALS"
+    INVALID_AUTH_SCHEME = "INVALID_AUTH_SCHEME"
+    INVALID_TOKEN = "INVALID_TOKEN"  # noqa: S105 (an error code)
+    TOKEN_EXPIRED = "TOKEN_EXPIRED"  # noqa: S105 (an error code)
+    VERIFICATION_UNAVAILABLE = "VERIFICATION_UNAVAILABLE"
+    SUBMISSION_NOT_FOUND = "SUBMISSION_NOT_FOUND"
+
+
+class ProviderRefusal(StrEnum):
+    """What a provider adapter refuses with (the workflow answers PROVIDER_ERROR)."""
+
+    PROVIDER_REFUSED = "PROVIDER_REFUSED"
+    # The provider already holds the deposit: its event is on the way.
+    ORDER_NOT_CANCELLABLE = "ORDER_NOT_CANCELLABLE"
+
+
+class WebhookError(StrEnum):
+    INVALID_WEBHOOK_ENDPOINT = "INVALID_WEBHOOK_ENDPOINT"
+
+
+# The kind of each code a workflow's update can fail with.
+_KIND_BY_CODE: dict[str, type[DomainError]] = {
+    IntentError.EXTERNAL_ACCOUNT_NOT_FOUND: InvalidInput,
+    IntentError.NO_ELIGIBLE_PROVIDER: InvalidInput,
+    IntentError.PROVIDER_NOT_ELIGIBLE: InvalidInput,
+    IntentError.AMOUNT_VALIDATION_ERROR: InvalidInput,
+    IntentError.TRANSACTION_EXISTS: Refused,
+    IntentError.COMPLIANCE_NOT_COMPLETE: Refused,
+    IntentError.INTENT_CLOSED: Refused,
+    IntentError.PROVIDER_ERROR: ProviderFailed,
+    IntentError.TEMPORARILY_UNAVAILABLE: Unavailable,
+    StepError.STEP_NOT_CURRENT: Conflict,
+    StepError.COMPLIANCE_CLOSED: Conflict,
+    StepError.INVALID_TRANSITION: Conflict,
+    OnboardingError.VERIFICATION_UNAVAILABLE: Unavailable,
+    OnboardingError.SUBMISSION_NOT_FOUND: Unavailable,
+}
+
+
+def refusal(code: str, message: str, details: dict[str, Any] | None = None) -> DomainError | None:
+    """The domain error a catalogued `code` names; None for a code not in the catalogue."""
+    kind = _KIND_BY_CODE.get(code)
+    return None if kind is None else kind(code, message, details)

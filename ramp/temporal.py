@@ -5,8 +5,10 @@ from __future__ import annotations
 from temporalio.client import Client
 from temporalio.common import SearchAttributeKey
 from temporalio.contrib.pydantic import pydantic_data_converter
+from temporalio.exceptions import ApplicationError, ApplicationErrorCategory
 
 from ramp.config import Settings
+from ramp.errors import DomainError, refusal
 
 TASK_QUEUE = "ramp"
 
@@ -33,3 +35,24 @@ async def connect(settings: Settings, *, lazy: bool = False) -> Client:
         data_converter=pydantic_data_converter,
         lazy=lazy,
     )
+
+
+def application_error(error: DomainError) -> ApplicationError:
+    """A domain refusal as activities and workflows raise it: non-retryable, with the
+    code as its type, so the update that runs into it fails with the same code."""
+    # BENIGN: an expected refusal, so the worker does not log it with a traceback.
+    return ApplicationError(
+        error.message,
+        error.details,
+        type=error.code,
+        non_retryable=True,
+        category=ApplicationErrorCategory.BENIGN,
+    )
+
+
+def domain_error(error: BaseException | None) -> DomainError | None:
+    """The domain refusal an update failed with (its cause), if its code is catalogued."""
+    if not isinstance(error, ApplicationError) or error.type is None:
+        return None
+    details = error.details[0] if error.details and isinstance(error.details[0], dict) else {}
+    return refusal(error.type, error.message, details)

@@ -25,8 +25,6 @@ from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Worker
 
 from api.app import create_app
-from api.intents import body_fingerprint, intent_id_for_key
-from api.schemas import CreateIntent
 from devstack.temporal_server import ensure_search_attributes
 from ramp.adapters import (
     ProviderAdapters,
@@ -39,6 +37,7 @@ from ramp.catalog import Provider, provider_by_code
 from ramp.config import Settings
 from ramp.intents.lifecycle import derived_id, workflow_id
 from ramp.intents.models import IntentOutcome, IntentRequest, ProviderEvent
+from ramp.intents.service import IntentOrder, body_fingerprint, intent_id_for_key
 from ramp.intents.states import IntentStatus, ProviderEventType
 from ramp.money import format_amount
 from ramp.security.encryption import SecretBox
@@ -398,7 +397,11 @@ async def _orphan(
             dest_account_id=accounts[1],
             amount=body["amount"],
             lifetime_seconds=int(LIFETIME.total_seconds()),
-            fingerprint=body_fingerprint(CreateIntent.model_validate(body)),
+            fingerprint=body_fingerprint(
+                IntentOrder(
+                    body["srcExternalAccountId"], body["destExternalAccountId"], body["amount"]
+                )
+            ),
         ),
         id=workflow_id(intent_id),
         task_queue=TASK_QUEUE,

@@ -16,11 +16,11 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 from temporalio.client import Client, WorkflowExecutionStatus
 
 from api.app import create_app
-from api.intents import intent_id_for_key
 from ramp.config import Settings
 from ramp.db.tables import IntentRow
 from ramp.intents.lifecycle import workflow_id
 from ramp.intents.models import IntentRequest
+from ramp.intents.service import intent_id_for_key
 from ramp.temporal import TASK_QUEUE
 from tests.conftest import ProjectCredentials, derive_settings, serve
 from tests.payments import (

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from ramp.adapters import ProviderTransaction
+from ramp.errors import IntentError
 from ramp.intents import lifecycle
 from ramp.intents.amounts import AmountProblem, parse_amount
 from ramp.intents.compliance import (
@@ -18,7 +19,6 @@ from ramp.intents.compliance import (
     requirement_check,
     verification_expiry,
 )
-from ramp.intents.errors import IntentError
 from ramp.intents.models import (
     CheckResult,
     IntentRequest,

@@ -15,7 +15,6 @@ import httpx
 import pytest
 from sqlalchemy.ext.asyncio import async_sessionmaker
 from sqlmodel.ext.asyncio.session import AsyncSession
-from temporalio.exceptions import ApplicationError
 
 from api.app import create_app
 from ramp.adapters import (
@@ -26,6 +25,7 @@ from ramp.adapters import (
 )
 from ramp.catalog import provider_by_code
 from ramp.config import Settings
+from ramp.errors import ProviderFailed, ProviderRefusal
 from ramp.security.encryption import SecretBox
 from tests.conftest import (
     ProjectCredentials,
@@ -48,7 +48,8 @@ class FailingProvider(SandboxProviderAdapter):
     async def create_transaction(self, order: TransactionOrder) -> ProviderTransaction:
         if self.failures > 0:
             self.failures -= 1
-            raise ApplicationError("maintenance window", type="PROVIDER_DOWN", non_retryable=True)
+            # The adapter contract: a refusal is our own error, not retried.
+            raise ProviderFailed(ProviderRefusal.PROVIDER_REFUSED, "maintenance window")
         return await super().create_transaction(order)
 
 

@@ -15,10 +15,10 @@ import pytest
 from sqlmodel.ext.asyncio.session import AsyncSession
 from temporalio.client import Client, WorkflowExecutionStatus
 
-from api.intents import intent_id_for_key
 from ramp.catalog import provider_by_code
 from ramp.config import Settings
 from ramp.intents.lifecycle import workflow_id
+from ramp.intents.service import intent_id_for_key
 from tests.conftest import ProjectCredentials, bearer, make_customer, make_project
 from tests.payments import (
     ACH,

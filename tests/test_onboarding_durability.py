@@ -18,7 +18,7 @@ from sqlmodel import select
 from sqlmodel.ext.asyncio.session import AsyncSession
 from temporalio.client import Client
 
-import api.onboarding
+import ramp.onboarding.service
 from ramp.config import Settings
 from ramp.db.tables import OnboardingSubmission
 from tests.conftest import ProjectCredentials, make_customer
@@ -59,7 +59,7 @@ async def test_an_unanswered_submission_is_kept_and_verified_later(
     first.kill()
     assert await first.wait() == -signal.SIGKILL
     # The API's wait for the workflow's answer, shortened so the test need not wait 30 s.
-    monkeypatch.setattr(api.onboarding, "_SUBMIT_TIMEOUT", timedelta(seconds=2))
+    monkeypatch.setattr(ramp.onboarding.service, "SUBMIT_TIMEOUT", timedelta(seconds=2))
     unanswered = await submit(http, intent_id, link, "KYC_BASIC", kyc_basic())
     assert unanswered.status_code == 503, unanswered.text
 

@@ -20,15 +20,15 @@ from typing import TypedDict
 
 from temporalio import workflow
 from temporalio.common import RetryPolicy, SearchAttributeUpdate
-from temporalio.exceptions import ActivityError, ApplicationError, ApplicationErrorCategory
+from temporalio.exceptions import ActivityError, ApplicationError
 
 with workflow.unsafe.imports_passed_through():
     from activities.intents import IntentActivities
     from activities.onboarding import OnboardingActivities
     from ramp import temporal
     from ramp.adapters import TransactionCancellation
+    from ramp.errors import Conflict, IntentError, ProviderFailed, Refused, Unavailable
     from ramp.intents import lifecycle
-    from ramp.intents.errors import IntentError, intent_error
     from ramp.intents.models import (
         IntentOutcome,
         IntentRequest,
@@ -224,7 +224,7 @@ class IntentWorkflow:
             state = self._opened()
             refusal = lifecycle.execution_refusal(state)
             if refusal is not None:
-                raise intent_error(*refusal)
+                raise temporal.application_error(Refused(*refusal))
             await self._create_transaction(state, raise_on_failure=True)
             await self._record(state)
             self._publish(state)
@@ -235,7 +235,7 @@ class IntentWorkflow:
         # Refused here, a duplicate request leaves no trace in the history.
         refusal = lifecycle.execution_refusal(self._opened())
         if refusal is not None:
-            raise intent_error(*refusal)
+            raise temporal.application_error(Refused(*refusal))
 
     @workflow.signal
     async def update_step(self, update: StepUpdate) -> None:
@@ -332,7 +332,9 @@ class IntentWorkflow:
 
     def _opened(self) -> IntentState:
         if self._state is None:
-            raise intent_error(IntentError.INTENT_CLOSED, "the intent was not created")
+            raise temporal.application_error(
+                Refused(IntentError.INTENT_CLOSED, "the intent was not created")
+            )
         return self._state
 
     def _now(self) -> datetime:
@@ -361,9 +363,11 @@ class IntentWorkflow:
         except (ActivityError, ApplicationError) as error:
             workflow.logger.warning("provider did not create the transaction: %s", _cause(error))
             if raise_on_failure:
-                raise intent_error(
-                    IntentError.PROVIDER_ERROR,
-                    f"{selection.provider_name} could not create the transaction; try again",
+                raise temporal.application_error(
+                    ProviderFailed(
+                        IntentError.PROVIDER_ERROR,
+                        f"{selection.provider_name} could not create the transaction; try again",
+                    )
                 ) from None
             return
         lifecycle.attach_transaction(state, created, self._now())
@@ -394,12 +398,8 @@ def _refuse_submission(state: IntentState, submission: StepSubmission) -> None:
     refusal = lifecycle.submission_refusal(state, submission.step_code)
     if refusal is not None:
         code, message = refusal
-        raise ApplicationError(
-            message,
-            {"currentStepCode": state.plan.current_step_code},
-            type=code,
-            non_retryable=True,
-            category=ApplicationErrorCategory.BENIGN,
+        raise temporal.application_error(
+            Conflict(code, message, {"currentStepCode": state.plan.current_step_code})
         )
 
 
@@ -420,4 +420,6 @@ def _business_error(error: BaseException, retry_message: str) -> ApplicationErro
             non_retryable=True,
             category=cause.category,
         )
-    return intent_error(IntentError.TEMPORARILY_UNAVAILABLE, retry_message)
+    return temporal.application_error(
+        Unavailable(IntentError.TEMPORARILY_UNAVAILABLE, retry_message)
+    )

@@ -60,15 +60,15 @@ class ProviderAdapter(Protocol):
     async def create_transaction(self, order: TransactionOrder) -> ProviderTransaction:
         """Places the order; returns the provider's reference and the deposit instructions.
 
-        Raises a non-retryable `ApplicationError` when the provider refuses the order;
-        any other exception is retried.
+        Raises `ProviderFailed` (ramp.errors) when the provider refuses the order, which
+        is not retried; any other exception is retried.
         """
         ...
 
     async def cancel_transaction(self, cancellation: TransactionCancellation) -> None:
         """Voids an order whose deposit never came, so its instructions stop working.
 
-        Raises a non-retryable `ApplicationError` of type `ORDER_NOT_CANCELLABLE` when the
+        Raises `ProviderFailed` with the code `ORDER_NOT_CANCELLABLE` when the
         provider already holds the deposit (its event is on the way); anything else is
         retried.
         """

@@ -13,10 +13,10 @@ import uuid
 import base58
 import bech32
 from eth_utils.address import to_checksum_address
-from temporalio.exceptions import ApplicationError
 
 from ramp.adapters.base import ProviderTransaction, TransactionCancellation, TransactionOrder
 from ramp.catalog import Currency, MovementType, Provider, Rail, currency_by_code
+from ramp.errors import ProviderFailed, ProviderRefusal
 from ramp.intents.models import (
     BankDepositInstructions,
     CryptoDepositInstructions,
@@ -70,11 +70,10 @@ class SandboxProviderAdapter:
 
     async def create_transaction(self, order: TransactionOrder) -> ProviderTransaction:
         if format_amount(order.amount).endswith(REFUSED_AMOUNT_SUFFIX):
-            raise ApplicationError(
+            raise ProviderFailed(
+                ProviderRefusal.PROVIDER_REFUSED,
                 f"{self.provider.name} refused the order "
                 f"(sandbox test amount ending in {REFUSED_AMOUNT_SUFFIX})",
-                type="PROVIDER_REFUSED",
-                non_retryable=True,
             )
         source = currency_by_code(order.source.currency_code)
         assert source is not None, order.source.currency_code

@@ -10,7 +10,7 @@ import uuid
 from datetime import datetime, timedelta
 
 from ramp.adapters import ProviderTransaction
-from ramp.intents.errors import IntentError
+from ramp.errors import IntentError
 from ramp.intents.models import (
     AppliedEvent,
     CheckResult,

@@ -41,8 +41,6 @@ from temporalio.worker import Replayer
 from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxRestrictions
 
 from api.app import create_app
-from api.intents import body_fingerprint, intent_id_for_key
-from api.schemas import CreateIntent
 from devstack.temporal_server import ensure_search_attributes
 from ramp.catalog.models import provider_id
 from ramp.config import Settings
@@ -50,6 +48,7 @@ from ramp.db.engine import create_engine, session_factory
 from ramp.db.migrate import upgrade
 from ramp.intents.lifecycle import derived_id, workflow_id
 from ramp.intents.models import IntentOutcome, IntentRequest, ProviderEvent
+from ramp.intents.service import IntentOrder, body_fingerprint, intent_id_for_key
 from ramp.intents.states import IntentStatus, ProviderEventType
 from ramp.security.encryption import SecretBox
 from ramp.security.keys import generated_keys
@@ -480,7 +479,11 @@ async def record_opened_late(stack: Stack, env: WorkflowEnvironment) -> Recorded
             dest_account_id=accounts[1],
             amount=body["amount"],
             lifetime_seconds=86400,
-            fingerprint=body_fingerprint(CreateIntent.model_validate(body)),
+            fingerprint=body_fingerprint(
+                IntentOrder(
+                    body["srcExternalAccountId"], body["destExternalAccountId"], body["amount"]
+                )
+            ),
         ),
         id=workflow_id(intent_id),
         task_queue=TASK_QUEUE,

@@ -1,0 +1,358 @@
+"""Payment intents as use cases: open one (idempotently), create its transaction, read.
+
+Writes go to the intent's workflow, which owns its state and checks every business
+rule once (its update validators); reads never ask the workflow, they read the SQL
+projection its activities keep up to date. The API, and any other front end, calls
+these with plain inputs and gets `IntentView`s or a domain error (`ramp.errors`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import uuid
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import timedelta
+
+from sqlalchemy.ext.asyncio import async_sessionmaker
+from sqlmodel import col, select
+from sqlmodel.ext.asyncio.session import AsyncSession
+from temporalio.client import WorkflowUpdateRPCTimeoutOrCancelledError
+from temporalio.exceptions import WorkflowAlreadyStartedError
+from temporalio.service import RPCError, RPCStatusCode
+
+from ramp.db import keyset
+from ramp.db.engine import read_snapshot
+from ramp.db.keyset import Page, PageRequest
+from ramp.db.projection import project
+from ramp.db.tables import ComplianceStepRow, ExternalAccount, IntentRow, TransactionRow
+from ramp.errors import (
+    Conflict,
+    IntentError,
+    InvalidInput,
+    NotFound,
+    Refused,
+    RequestError,
+    Unavailable,
+)
+from ramp.intents.amounts import AmountProblem, parse_amount
+from ramp.intents.lifecycle import refuse_execution
+from ramp.intents.models import IntentRequest, IntentState
+from ramp.intents.states import TERMINAL_INTENT_STATUSES, IntentStatus, PlanStatus
+from ramp.intents.workflow_client import IntentWorkflowClient, WorkflowEnded
+
+_IDEMPOTENCY_IDS = uuid.UUID("4f0a3c55-9b1e-4c1e-8a59-2d8f1f0c6e11")
+# How long a write waits for the workflow's answer before reporting 503.
+WRITE_TIMEOUT = timedelta(seconds=15)
+
+logger = logging.getLogger("ramp.intents")
+
+
+@dataclass(frozen=True)
+class IntentOrder:
+    """What a customer asks for when opening an intent (the body of `POST /intent`)."""
+
+    src_external_account_id: str
+    dest_external_account_id: str
+    amount: str
+    provider_id: str | None = None
+    auto_execute: bool = False
+    redirect_url: str | None = None
+
+
+@dataclass(frozen=True)
+class IntentView:
+    """An intent as its projection rows, with its two external accounts."""
+
+    intent: IntentRow
+    steps: Sequence[ComplianceStepRow]
+    transaction: TransactionRow | None
+    source: ExternalAccount
+    destination: ExternalAccount
+
+
+@dataclass(frozen=True)
+class OpenedIntent:
+    view: IntentView
+    # True when another call with the same Idempotency-Key created the intent.
+    replayed: bool
+
+
+def intent_id_for_key(customer_id: str, key: str) -> str:
+    """The id of the intent a customer creates with this Idempotency-Key."""
+    return str(uuid.uuid5(_IDEMPOTENCY_IDS, f"{customer_id}:{key}"))
+
+
+def body_fingerprint(order: IntentOrder) -> str:
+    """What tells a retry from another request with the same key: a hash of the body
+    as the API received it (its JSON names, every field, defaults included)."""
+    body = {
+        "srcExternalAccountId": order.src_external_account_id,
+        "destExternalAccountId": order.dest_external_account_id,
+        "amount": order.amount,
+        "providerId": order.provider_id,
+        "autoExecute": order.auto_execute,
+        "redirectUrl": order.redirect_url,
+    }
+    canonical = json.dumps(body, sort_keys=True)
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def check_idempotency_key(key: str) -> None:
+    if not 1 <= len(key) <= 255 or not key.isprintable():
+        raise InvalidInput(
+            RequestError.INVALID_IDEMPOTENCY_KEY,
+            "Idempotency-Key must be 1 to 255 printable characters",
+        )
+
+
+class IntentService:
+    def __init__(
+        self,
+        db: async_sessionmaker[AsyncSession],
+        workflows: IntentWorkflowClient,
+        lifetime_seconds: int,
+    ) -> None:
+        self._db = db
+        self._workflows = workflows
+        self._lifetime_seconds = lifetime_seconds
+
+    async def open(
+        self, project_id: str, customer_id: str, order: IntentOrder, idempotency_key: str | None
+    ) -> OpenedIntent:
+        """Opens the intent through its workflow, with update-with-start.
+
+        The workflow id and the update id derive from the Idempotency-Key, so every call
+        with one key sends the same `open` update: Temporal answers an update it accepted
+        with its first result and runs one it lost (a restart before acceptance). Rows in
+        the projection are never the answer by themselves, since `open` writes them before
+        Temporal has accepted it; only a final intent's rows are.
+        """
+        try:
+            parse_amount(order.amount)
+        except AmountProblem as problem:
+            raise InvalidInput(
+                IntentError.AMOUNT_VALIDATION_ERROR, problem.message, problem.details
+            ) from None
+        fingerprint = body_fingerprint(order)
+        if idempotency_key is not None:
+            check_idempotency_key(idempotency_key)
+        # Without a key the call gets one of its own, handed back in a 503 so that the
+        # retry joins this attempt rather than creating a second intent.
+        key = idempotency_key if idempotency_key is not None else str(uuid.uuid4())
+        intent_id = intent_id_for_key(customer_id, key)
+        async with self._db() as session:
+            stored = await session.get(IntentRow, intent_id) if idempotency_key else None
+            if stored is not None:
+                _check_same_request(stored.fingerprint, fingerprint)
+            final = stored is not None and IntentStatus(stored.status) in TERMINAL_INTENT_STATUSES
+            if not final:
+                # For the answer: the workflow's state plus these, with no read afterwards.
+                accounts = await _accounts(
+                    session,
+                    customer_id,
+                    [order.src_external_account_id, order.dest_external_account_id],
+                )
+        if final:
+            # A final status is only reached by a workflow that holds the intent, which
+            # has ended: nothing left to deliver.
+            return await self._replayed(customer_id, intent_id)
+        request_id = str(uuid.uuid4())
+        request = IntentRequest(
+            intent_id=intent_id,
+            project_id=project_id,
+            customer_id=customer_id,
+            src_account_id=order.src_external_account_id,
+            dest_account_id=order.dest_external_account_id,
+            amount=order.amount,
+            provider_id=order.provider_id,
+            auto_execute=order.auto_execute,
+            redirect_url=order.redirect_url,
+            lifetime_seconds=self._lifetime_seconds,
+            fingerprint=fingerprint,
+        )
+        try:
+            # An ended workflow with rows is a final intent: never open it again. Without
+            # rows it was refused, and a retry re-evaluates in a new run.
+            opened = await self._workflows.open(
+                request, request_id, reopen=stored is None, rpc_timeout=WRITE_TIMEOUT
+            )
+        except WorkflowAlreadyStartedError:
+            # It ended between our read and the call: its rows are final now.
+            return await self._replayed(customer_id, intent_id)
+        except (RPCError, WorkflowUpdateRPCTimeoutOrCancelledError, RuntimeError) as error:
+            if isinstance(error, RPCError) and error.status is RPCStatusCode.ALREADY_EXISTS:
+                # The same refusal, as the time-skipping test server words it.
+                return await self._replayed(customer_id, intent_id)
+            # RuntimeError: the (lazy) client could not connect at all.
+            raise _maybe_created(error, intent_id, key) from None
+        except Unavailable as error:
+            if error.code == IntentError.TEMPORARILY_UNAVAILABLE:
+                raise _maybe_created(error, intent_id, key) from None
+            raise
+        _check_same_request(opened.fingerprint, fingerprint)
+        if opened.opened_by != request_id:
+            # Another call with this key created it (concurrently, or before).
+            return await self._replayed(customer_id, intent_id)
+        return OpenedIntent(_written(opened, accounts), replayed=False)
+
+    async def execute(self, customer_id: str, intent_id: str) -> IntentView:
+        """Creates the transaction of an intent whose compliance plan is complete.
+
+        The workflow's `execute` validator refuses what cannot be executed; only an
+        intent whose workflow has ended is answered from the projection, final by then.
+        """
+        async with self._db() as session:
+            intent = await _owned_intent(session, customer_id, intent_id)
+            accounts = await _accounts(
+                session, customer_id, [intent.src_account_id, intent.dest_account_id]
+            )
+        try:
+            # A fresh update id per request: Temporal answers a repeated id with the first
+            # result, failures included, so a retry after a provider error must not reuse one.
+            executed = await self._workflows.execute(
+                intent_id, f"execute-{uuid.uuid4()}", WRITE_TIMEOUT
+            )
+        except WorkflowEnded:
+            raise await self._closed(customer_id, intent_id) from None
+        return _written(executed, accounts)
+
+    async def get(self, customer_id: str, intent_id: str) -> IntentView:
+        async with self._db() as session:
+            await read_snapshot(session)
+            intent = await _owned_intent(session, customer_id, intent_id)
+            return (await load_views(session, [intent]))[0]
+
+    async def list(self, customer_id: str, page: PageRequest) -> Page[IntentView]:
+        """The customer's intents, newest first."""
+        async with self._db() as session:
+            await read_snapshot(session)
+            query = keyset.newest_first(
+                select(IntentRow).where(IntentRow.customer_id == customer_id),
+                col(IntentRow.created_at),
+                col(IntentRow.id),
+                page,
+            )
+            rows = list((await session.exec(query)).all())
+            views = await load_views(session, rows[: page.limit])
+        more = len(rows) > page.limit
+        last = rows[page.limit - 1] if more else None
+        return Page(views, (last.created_at, last.id) if last is not None else None)
+
+    async def _replayed(self, customer_id: str, intent_id: str) -> OpenedIntent:
+        """The intent as it is now, for a call that did not create it."""
+        return OpenedIntent(await self.get(customer_id, intent_id), replayed=True)
+
+    async def _closed(self, customer_id: str, intent_id: str) -> Refused:
+        """Why the transaction of an intent whose workflow has ended cannot be created."""
+        async with self._db() as session:
+            await read_snapshot(session)
+            intent = await _owned_intent(session, customer_id, intent_id)
+            transaction = (
+                await session.exec(
+                    select(TransactionRow.id).where(TransactionRow.intent_id == intent_id)
+                )
+            ).first()
+        refusal = refuse_execution(
+            IntentStatus(intent.status),
+            PlanStatus(intent.plan_status),
+            intent.current_step_code,
+            has_transaction=transaction is not None,
+        )
+        if refusal is None:
+            return Refused(IntentError.INTENT_CLOSED, "the intent is closed")
+        return Refused(*refusal)
+
+
+async def load_views(session: AsyncSession, intents: Sequence[IntentRow]) -> list[IntentView]:
+    """Views of one customer's `intents`, with three queries whatever their number."""
+    if not intents:
+        return []
+    ids = [intent.id for intent in intents]
+    steps = (
+        await session.exec(
+            select(ComplianceStepRow).where(col(ComplianceStepRow.intent_id).in_(ids))
+        )
+    ).all()
+    transactions = {
+        row.intent_id: row
+        for row in (
+            await session.exec(select(TransactionRow).where(col(TransactionRow.intent_id).in_(ids)))
+        ).all()
+    }
+    accounts = await _accounts(
+        session,
+        intents[0].customer_id,
+        {i.src_account_id for i in intents} | {i.dest_account_id for i in intents},
+    )
+    return [
+        _view(
+            intent,
+            [step for step in steps if step.intent_id == intent.id],
+            transactions.get(intent.id),
+            accounts,
+        )
+        for intent in intents
+    ]
+
+
+def _written(state: IntentState, accounts: Mapping[str, ExternalAccount]) -> IntentView:
+    """The view of what a workflow update just wrote, from the same projection rows."""
+    rows = project(state)
+    return _view(rows.intent, rows.steps, rows.transaction, accounts)
+
+
+def _view(
+    intent: IntentRow,
+    steps: Sequence[ComplianceStepRow],
+    transaction: TransactionRow | None,
+    accounts: Mapping[str, ExternalAccount],
+) -> IntentView:
+    return IntentView(
+        intent,
+        steps,
+        transaction,
+        accounts[intent.src_account_id],
+        accounts[intent.dest_account_id],
+    )
+
+
+async def _accounts(
+    session: AsyncSession, customer_id: str, ids: Iterable[str]
+) -> dict[str, ExternalAccount]:
+    rows = await session.exec(
+        select(ExternalAccount).where(
+            col(ExternalAccount.id).in_(list(ids)), ExternalAccount.customer_id == customer_id
+        )
+    )
+    return {row.id: row for row in rows.all()}
+
+
+async def _owned_intent(session: AsyncSession, customer_id: str, intent_id: str) -> IntentRow:
+    intent = await session.get(IntentRow, intent_id)
+    if intent is None or intent.customer_id != customer_id:
+        # Another customer's intent does not exist, as far as this caller knows.
+        raise NotFound("intent")
+    return intent
+
+
+def _maybe_created(error: Exception, intent_id: str, key: str) -> Unavailable:
+    """The refusal of an open whose outcome is unknown: the workflow may have been
+    started and may still open the intent. It says how to retry safely."""
+    logger.warning("opening intent %s: outcome unknown: %s", intent_id, error)
+    return Unavailable(
+        IntentError.TEMPORARILY_UNAVAILABLE,
+        "the intent may have been created; retry the same request with the "
+        "Idempotency-Key given in details to get it rather than a second intent",
+        {"intentId": intent_id, "idempotencyKey": key},
+    )
+
+
+def _check_same_request(stored: str, given: str) -> None:
+    if stored != given:
+        raise Conflict(
+            RequestError.IDEMPOTENCY_KEY_REUSED,
+            "this Idempotency-Key was used with a different request body",
+        )

@@ -1,0 +1,140 @@
+"""The intent's workflow as the application services call it: by its registered names.
+
+The shared package does not import `workflows` (the worker's code imports it); these
+are the names under which `IntentWorkflow` (workflows/intents.py) registers its run,
+updates and signals, and a test keeps them equal. A failed update comes back as the
+domain error its code names (`ramp.errors`); a workflow that has ended as
+`WorkflowEnded`, so that no caller reads the server's wording.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+from temporalio.client import (
+    Client,
+    WithStartWorkflowOperation,
+    WorkflowHandle,
+    WorkflowUpdateFailedError,
+)
+from temporalio.common import WorkflowIDConflictPolicy, WorkflowIDReusePolicy
+from temporalio.service import RPCError, RPCStatusCode
+
+from ramp.intents.lifecycle import workflow_id
+from ramp.intents.models import (
+    IntentOutcome,
+    IntentRequest,
+    IntentState,
+    ProviderEvent,
+    StepSubmission,
+    StepUpdate,
+)
+from ramp.temporal import TASK_QUEUE, domain_error
+
+WORKFLOW_TYPE = "IntentWorkflow"
+OPEN = "open"
+EXECUTE = "execute"
+SUBMIT_STEP = "submit_step"
+UPDATE_STEP = "update_step"
+REPORT_PROVIDER_EVENT = "report_provider_event"
+# Every call with one Idempotency-Key sends the `open` update with this id.
+OPEN_UPDATE_ID = "open"
+
+
+class WorkflowEnded(Exception):
+    """The intent's workflow has ended (or is gone): it takes no update or signal, and
+    the projection holds its final state."""
+
+
+class IntentWorkflowClient:
+    def __init__(self, client: Client) -> None:
+        self._client = client
+
+    async def open(
+        self, request: IntentRequest, request_id: str, *, reopen: bool, rpc_timeout: timedelta
+    ) -> IntentState:
+        """Update-with-start of the `open` update. `reopen` False: an ended workflow of
+        this id is never started again (its intent is final)."""
+        operation: WithStartWorkflowOperation[Any, IntentOutcome] = WithStartWorkflowOperation(
+            WORKFLOW_TYPE,
+            request,
+            id=workflow_id(request.intent_id),
+            task_queue=TASK_QUEUE,
+            result_type=IntentOutcome,
+            # A retry with the same Idempotency-Key joins the running workflow.
+            id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
+            id_reuse_policy=(
+                WorkflowIDReusePolicy.ALLOW_DUPLICATE
+                if reopen
+                else WorkflowIDReusePolicy.REJECT_DUPLICATE
+            ),
+        )
+        try:
+            opened: IntentState = await self._client.execute_update_with_start_workflow(
+                OPEN,
+                request_id,
+                start_workflow_operation=operation,
+                id=OPEN_UPDATE_ID,
+                result_type=IntentState,
+                rpc_timeout=rpc_timeout,
+            )
+        except WorkflowUpdateFailedError as error:
+            raise _refusal(error) from None
+        return opened
+
+    async def execute(self, intent_id: str, update_id: str, rpc_timeout: timedelta) -> IntentState:
+        try:
+            executed: IntentState = await self._handle(intent_id).execute_update(
+                EXECUTE, id=update_id, result_type=IntentState, rpc_timeout=rpc_timeout
+            )
+        except WorkflowUpdateFailedError as error:
+            raise _refusal(error) from None
+        except RPCError as error:
+            raise _ended(error) from None
+        return executed
+
+    async def submit_step(
+        self, intent_id: str, submission: StepSubmission, rpc_timeout: timedelta
+    ) -> IntentState:
+        try:
+            state: IntentState = await self._handle(intent_id).execute_update(
+                SUBMIT_STEP,
+                submission,
+                id=f"submit-{submission.submission_id}",
+                result_type=IntentState,
+                rpc_timeout=rpc_timeout,
+            )
+        except WorkflowUpdateFailedError as error:
+            raise _refusal(error) from None
+        except RPCError as error:
+            raise _ended(error) from None
+        return state
+
+    async def update_step(self, intent_id: str, update: StepUpdate) -> None:
+        try:
+            await self._handle(intent_id).signal(UPDATE_STEP, update)
+        except RPCError as error:
+            raise _ended(error) from None
+
+    async def report_provider_event(self, intent_id: str, event: ProviderEvent) -> None:
+        try:
+            await self._handle(intent_id).signal(REPORT_PROVIDER_EVENT, event)
+        except RPCError as error:
+            raise _ended(error) from None
+
+    def _handle(self, intent_id: str) -> WorkflowHandle[Any, Any]:
+        return self._client.get_workflow_handle(workflow_id(intent_id))
+
+
+def _refusal(error: WorkflowUpdateFailedError) -> Exception:
+    """The domain error of a failed update; the failure itself when its code is not
+    in the catalogue (the API answers 500)."""
+    refused = domain_error(error.cause)
+    return refused if refused is not None else error
+
+
+def _ended(error: RPCError) -> Exception:
+    # Callers name a workflow whose intent is in the projection: it existed, so NOT_FOUND
+    # means it has ended (or its history is gone). Anything else is an outage.
+    return WorkflowEnded() if error.status is RPCStatusCode.NOT_FOUND else error
