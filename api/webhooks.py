@@ -30,6 +30,7 @@ from api.services import services
 from ramp.db.engine import read_snapshot
 from ramp.db.tables import WebhookAttempt, WebhookDelivery, WebhookEndpoint
 from ramp.webhooks import endpoints
+from ramp.webhooks.dispatch import start_delivery
 from ramp.webhooks.events import WebhookEventType
 from ramp.webhooks.models import (
     REDELIVERY_POLICY_DELAYS,
@@ -37,7 +38,6 @@ from ramp.webhooks.models import (
     DeliveryPolicy,
     DeliveryStatus,
 )
-from workflows.webhooks import start_delivery
 
 # Query parameters of GET /webhooks/deliveries, and the values each accepts.
 _FILTERS = {

@@ -38,7 +38,6 @@ from temporalio.client import Client, WorkflowHandle, WorkflowHistory
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Replayer
-from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxRestrictions
 
 from api.app import create_app
 from api.intents import body_fingerprint, intent_id_for_key
@@ -66,7 +65,7 @@ from tests.payments import (
     wait_for_intent,
 )
 from tests.test_onboarding_api import TERMS, kyc_basic, onboarding_token, source_of_funds
-from worker import build_worker
+from worker import build_worker, workflow_runner
 from workflows.intents import OPEN_UPDATE_WAIT, IntentWorkflow
 
 HISTORIES = Path(__file__).resolve().parent
@@ -372,9 +371,7 @@ def replayer() -> Replayer:
     return Replayer(
         workflows=[IntentWorkflow],
         data_converter=pydantic_data_converter,
-        workflow_runner=SandboxedWorkflowRunner(
-            restrictions=SandboxRestrictions.default.with_passthrough_all_modules()
-        ),
+        workflow_runner=workflow_runner(),
     )
 
 
