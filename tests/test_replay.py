@@ -7,6 +7,10 @@ by the previous code are still running and the new code replays their histories.
 A change to workflows/intents.py or ramp/intents/lifecycle.py (or to the activities'
 inputs and order, the search attributes it upserts, its timers) that makes one of
 these replays fail would break those running workflows with a NondeterminismError.
+A replay must also compute the recorded run's state (tests/histories/snapshots.py):
+a change that keeps the commands but writes other projection states, answers updates
+differently or ends with another result would give running workflows a history that
+contradicts what they now compute; it needs `workflow.patched` just the same.
 
 When that happens, do not re-record the failing history to make the test pass:
 - keep the old behaviour for old histories with `workflow.patched("<change-id>")`
