@@ -14,7 +14,7 @@ import pytest
 from temporalio.client import WorkflowHistory
 from temporalio.workflow import NondeterminismError
 
-from tests.histories.changed import TimerFirstDelivery
+from tests.histories.changed import AttemptsNumberedFromZero, TimerFirstDelivery
 from tests.histories.record import HISTORIES
 from tests.histories.record_webhooks import PATHS, replayer
 from tests.histories.snapshots import differences, replay, state_file
@@ -43,3 +43,12 @@ async def test_delivery_history_replays_on_current_code(file: Path) -> None:
 async def test_an_incompatible_delivery_change_fails_the_replay(file: Path) -> None:
     with pytest.raises(NondeterminismError):
         await replayer(TimerFirstDelivery).replay_workflow(_history(file))
+
+
+@pytest.mark.parametrize("file", FILES, ids=[f.stem for f in FILES])
+async def test_a_delivery_change_with_the_same_commands_fails_the_replay(file: Path) -> None:
+    history = _history(file)
+    result = await replayer(AttemptsNumberedFromZero).replay_workflow(history)
+    assert result.replay_failure is None  # what a command-only guard would have passed
+    replayed = await replay(history, AttemptsNumberedFromZero)
+    assert differences(history, replayed, state_file(file)) != []

@@ -11,7 +11,8 @@ from datetime import datetime, timedelta
 from temporalio import workflow
 
 from ramp.intents.models import IntentOutcome, IntentRequest
-from ramp.webhooks.models import AttemptOutcome, DeliveryOrder, DeliveryStatus
+from ramp.webhooks import activities
+from ramp.webhooks.models import AttemptOutcome, DeliveryAttempt, DeliveryOrder, DeliveryStatus
 from workflows.intents import OPEN_UPDATE_WAIT, OPEN_WITHOUT_UPDATE, IntentWorkflow
 
 
@@ -70,3 +71,29 @@ class TimerFirstDelivery:
     async def run(self, order: DeliveryOrder) -> AttemptOutcome:
         await workflow.sleep(timedelta(seconds=1))
         return AttemptOutcome(delivery_id=order.delivery_id, status=DeliveryStatus.SUCCEEDED)
+
+
+@workflow.defn(name="WebhookDeliveryWorkflow")
+class AttemptsNumberedFromZero:
+    """A delivery whose attempts count from 0: the same commands, other attempt inputs."""
+
+    @workflow.run
+    async def run(self, order: DeliveryOrder) -> AttemptOutcome:
+        delays = order.policy.retry_delays_seconds
+        number = 0
+        while True:
+            retry_in = delays[number] if number < len(delays) else None
+            outcome = await workflow.execute_activity(
+                activities.attempt_delivery,
+                DeliveryAttempt(
+                    delivery_id=order.delivery_id,
+                    number=number,
+                    timeout_seconds=order.policy.timeout_seconds,
+                    retry_in_seconds=retry_in,
+                ),
+                start_to_close_timeout=timedelta(seconds=order.policy.timeout_seconds + 60),
+            )
+            if outcome.status is not DeliveryStatus.RETRYING or retry_in is None:
+                return outcome
+            await workflow.sleep(timedelta(seconds=retry_in))
+            number += 1
