@@ -45,6 +45,24 @@ from workflows.webhooks import WebhookDeliveryWorkflow
 
 logger = logging.getLogger("ramp.worker")
 
+WORKFLOWS = [PurgeExpiredNonces, IntentWorkflow, WebhookDeliveryWorkflow]
+# Besides the SDK's defaults (the standard library, temporalio, pydantic): our domain
+# package, whose models and pure lifecycle code the workflow modules import. Passed
+# through, it is imported once per process instead of once per workflow run; the
+# workflow modules themselves stay sandboxed (re-imported per run, with the sandbox's
+# checks on nondeterministic calls). They import nothing else: activity code is
+# reached by name (ramp/*/activities.py), never imported (tests/test_workflow_imports.py).
+WORKFLOW_PASSTHROUGH_MODULES = ("ramp",)
+
+
+def workflow_runner() -> SandboxedWorkflowRunner:
+    """The workflow sandbox of the worker, and of every replay of its histories."""
+    return SandboxedWorkflowRunner(
+        restrictions=SandboxRestrictions.default.with_passthrough_modules(
+            *WORKFLOW_PASSTHROUGH_MODULES
+        )
+    )
+
 
 def build_worker(
     client: Client,
@@ -68,7 +86,7 @@ def build_worker(
     return Worker(
         client,
         task_queue=temporal.TASK_QUEUE,
-        workflows=[PurgeExpiredNonces, IntentWorkflow, WebhookDeliveryWorkflow],
+        workflows=WORKFLOWS,
         activities=[
             housekeeping.purge_expired_nonces,
             housekeeping.purge_ended_submissions,
@@ -80,11 +98,7 @@ def build_worker(
             onboarding.verify_submission,
             webhooks.attempt_delivery,
         ],
-        # Our workflow modules import only deterministic code: passing every module
-        # through saves re-importing them per run (see shared notes on sandbox cost).
-        workflow_runner=SandboxedWorkflowRunner(
-            restrictions=SandboxRestrictions.default.with_passthrough_all_modules()
-        ),
+        workflow_runner=workflow_runner(),
     )
 
 

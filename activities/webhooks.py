@@ -38,6 +38,7 @@ from ramp.db.upsert import insert_missing
 from ramp.projects import signing_secrets
 from ramp.security.encryption import SecretBox
 from ramp.security.network import is_public_address
+from ramp.webhooks.dispatch import start_delivery
 from ramp.webhooks.endpoints import EndpointRefused, cancel_pending
 from ramp.webhooks.events import WebhookEvent
 from ramp.webhooks.models import (
@@ -116,9 +117,6 @@ class WebhookOutbox:
 
     async def dispatch(self, delivery_ids: Sequence[str]) -> None:
         """Starts each delivery's workflow (once the rows are committed)."""
-        # Imported here: the workflow module imports this one.
-        from workflows.webhooks import start_delivery
-
         await asyncio.gather(
             *(
                 start_delivery(self._client, DeliveryOrder(delivery_id=id_, policy=self._policy))

@@ -27,9 +27,9 @@ from api.services import services
 from ramp.db.tables import WebhookAttempt, WebhookDelivery, WebhookEndpoint
 from ramp.webhooks import delivery_log, endpoints
 from ramp.webhooks.delivery_log import DeliveryFilters
+from ramp.webhooks.dispatch import start_delivery
 from ramp.webhooks.events import WebhookEventType
 from ramp.webhooks.models import DeliveryOrder, DeliveryStatus
-from workflows.webhooks import start_delivery
 
 # Query parameters of GET /webhooks/deliveries: the filter each sets, the values it accepts.
 _FILTERS = {

@@ -1,8 +1,10 @@
-"""Inputs and outputs of the housekeeping workflow and its activities."""
+"""Inputs and outputs of the housekeeping workflow, and its activities as the workflow
+sees them (names and types; activities/housekeeping.py implements them)."""
 
 from __future__ import annotations
 
 from pydantic import BaseModel, Field
+from temporalio import activity
 
 SCHEDULE_ID = "ramp-housekeeping"
 PURGE_INTERVAL_MINUTES = 15
@@ -32,3 +34,15 @@ class NoncePurgeResult(BaseModel):
 
 class SubmissionPurgeResult(BaseModel):
     purged: int
+
+
+# Definitions only: the workflow calls these by name; the worker registers the
+# implementations (HousekeepingActivities) under the same names.
+@activity.defn(name="purge_expired_nonces")
+async def purge_expired_nonces(request: NoncePurge) -> NoncePurgeResult:
+    raise NotImplementedError("runs in the worker: HousekeepingActivities.purge_expired_nonces")
+
+
+@activity.defn(name="purge_ended_submissions")
+async def purge_ended_submissions(request: SubmissionPurge) -> SubmissionPurgeResult:
+    raise NotImplementedError("runs in the worker: HousekeepingActivities.purge_ended_submissions")

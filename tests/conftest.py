@@ -45,25 +45,10 @@ from ramp.webhooks.models import DeliveryPolicy
 from worker import build_worker
 
 BIN = Path(sys.executable).parent
-# Fixtures of tests that run the service as processes (their own Temporal server).
-pytest_plugins = ["tests.processes"]
+# Fixtures of tests that run the service as processes (their own Temporal server), and
+# the exit that dodges the SDK's crash at interpreter finalisation without hiding errors.
+pytest_plugins = ["tests.processes", "tests.exit_guard"]
 FAST_DELIVERY = DeliveryPolicy(retry_delays_seconds=(0.2, 0.2, 0.2, 0.2, 0.2), timeout_seconds=5)
-
-_exit_status = 0
-
-
-def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    global _exit_status
-    _exit_status = int(exitstatus)
-
-
-@pytest.hookimpl(trylast=True)
-def pytest_unconfigure(config: pytest.Config) -> None:
-    # The Temporal SDK's native threads can abort interpreter finalisation (exit 134,
-    # sdk-python issue 300). Leave with pytest's own verdict before that can happen.
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(_exit_status)
 
 
 @pytest.fixture(scope="session")

@@ -13,7 +13,6 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 from temporalio.client import Client, WorkflowHistory
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.worker import Replayer, Worker
-from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxRestrictions
 
 import worker as service_worker
 from ramp.config import Settings
@@ -31,6 +30,7 @@ from tests.test_onboarding_api import (
     start_onboarding,
     submit,
 )
+from worker import workflow_runner
 from workflows.housekeeping import PurgeExpiredNonces
 
 
@@ -140,9 +140,7 @@ async def test_runs_recorded_before_submissions_were_purged_still_replay() -> No
     replayer = Replayer(
         workflows=[PurgeExpiredNonces],
         data_converter=pydantic_data_converter,
-        workflow_runner=SandboxedWorkflowRunner(
-            restrictions=SandboxRestrictions.default.with_passthrough_all_modules()
-        ),
+        workflow_runner=workflow_runner(),
     )
     result = await replayer.replay_workflow(history)
     assert result.replay_failure is None

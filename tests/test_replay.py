@@ -7,6 +7,10 @@ by the previous code are still running and the new code replays their histories.
 A change to workflows/intents.py or ramp/intents/lifecycle.py (or to the activities'
 inputs and order, the search attributes it upserts, its timers) that makes one of
 these replays fail would break those running workflows with a NondeterminismError.
+A replay must also compute the recorded run's state (tests/histories/snapshots.py):
+a change that keeps the commands but writes other projection states, answers updates
+differently or ends with another result would give running workflows a history that
+contradicts what they now compute; it needs `workflow.patched` just the same.
 
 When that happens, do not re-record the failing history to make the test pass:
 - keep the old behaviour for old histories with `workflow.patched("<change-id>")`
@@ -24,32 +28,29 @@ history alone, with the worker's converter and sandbox settings.
 
 from __future__ import annotations
 
-from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from temporalio import workflow
 from temporalio.client import WorkflowHistory
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.worker import Replayer
-from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxRestrictions
 from temporalio.workflow import NondeterminismError
 
-from ramp.intents.models import IntentOutcome, IntentRequest
+from tests.histories.changed import SecondsClockWorkflow, SwappedLookupsWorkflow
 from tests.histories.record import HISTORIES, PATHS
-from workflows.intents import OPEN_UPDATE_WAIT, OPEN_WITHOUT_UPDATE, IntentWorkflow
+from tests.histories.snapshots import differences, replay, state_file
+from worker import workflow_runner
+from workflows.intents import IntentWorkflow
 
 HISTORY_FILES = sorted(HISTORIES.glob("intent_*.json"))
 
 
 def _replayer(*workflows: type) -> Replayer:
-    """Configured like the worker in worker.py: pydantic payloads, modules passed through."""
+    """Configured like the worker in worker.py: pydantic payloads, its sandbox."""
     return Replayer(
         workflows=list(workflows),
         data_converter=pydantic_data_converter,
-        workflow_runner=SandboxedWorkflowRunner(
-            restrictions=SandboxRestrictions.default.with_passthrough_all_modules()
-        ),
+        workflow_runner=workflow_runner(),
     )
 
 
@@ -62,46 +63,15 @@ def test_every_path_has_a_recorded_history() -> None:
     """A deleted (or unrecorded) history must fail, not silently drop out of the guard."""
     recorded = {file.stem.removeprefix("intent_") for file in HISTORY_FILES}
     assert recorded == set(PATHS)
+    assert all(state_file(file).exists() for file in HISTORY_FILES)
 
 
 @pytest.mark.parametrize("file", HISTORY_FILES, ids=[file.stem for file in HISTORY_FILES])
 async def test_history_replays_on_current_code(file: Path) -> None:
-    result = await _replayer(IntentWorkflow).replay_workflow(_history(file))
-    assert result.replay_failure is None
-
-
-@workflow.defn(name="IntentWorkflow")
-class SwappedLookupsWorkflow:
-    """IntentWorkflow with its two lookups in the other order: an incompatible change."""
-
-    @workflow.init
-    def __init__(self, request: IntentRequest) -> None:
-        self._request = request
-        self._opened = False
-
-    @workflow.run
-    async def run(self, request: IntentRequest) -> IntentOutcome:
-        # As IntentWorkflow waits, so that the lookups are the first difference.
-        if workflow.patched(OPEN_WITHOUT_UPDATE):
-            try:
-                await workflow.wait_condition(lambda: self._opened, timeout=OPEN_UPDATE_WAIT)
-            except TimeoutError:
-                workflow.upsert_memo({"openedWithoutUpdate": True})
-                await self._lookups()
-        else:
-            await workflow.wait_condition(lambda: self._opened)
-        return IntentOutcome(intent_id=request.intent_id, status=None)
-
-    @workflow.update
-    async def open(self, request_id: str | None = None) -> None:
-        await self._lookups()
-
-    async def _lookups(self) -> None:
-        for activity in ("check_requirements", "select_provider"):
-            await workflow.execute_local_activity(
-                activity, self._request, start_to_close_timeout=timedelta(seconds=10)
-            )
-        self._opened = True
+    """Same commands, and the same state: updates' answers, projection writes, result."""
+    history = _history(file)
+    replayed = await replay(history, IntentWorkflow)
+    assert differences(history, replayed, state_file(file)) == []
 
 
 @pytest.mark.parametrize("file", HISTORY_FILES, ids=[file.stem for file in HISTORY_FILES])
@@ -115,3 +85,17 @@ async def test_incompatible_change_fails_the_replay(file: Path) -> None:
     # Without raising, the failure is reported on the result instead.
     result = await replayer.replay_workflow(history, raise_on_replay_failure=False)
     assert isinstance(result.replay_failure, NondeterminismError)
+
+
+# Refused intents end before any timestamp is taken: nothing for the clock to change.
+OPENED_FILES = [f for f in HISTORY_FILES if "refused" not in f.stem]
+
+
+@pytest.mark.parametrize("file", OPENED_FILES, ids=[file.stem for file in OPENED_FILES])
+async def test_a_lifecycle_change_with_the_same_commands_fails_the_replay(file: Path) -> None:
+    """Timestamps cut to the second: the commands replay, the state does not."""
+    history = _history(file)
+    result = await _replayer(SecondsClockWorkflow).replay_workflow(history)
+    assert result.replay_failure is None  # what a command-only guard would have passed
+    replayed = await replay(history, SecondsClockWorkflow)
+    assert differences(history, replayed, state_file(file)) != []

@@ -8,17 +8,17 @@ tests/test_replay.py for what to do when one stops replaying).
 
 from __future__ import annotations
 
-from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from temporalio import workflow
 from temporalio.client import WorkflowHistory
 from temporalio.workflow import NondeterminismError
 
-from ramp.webhooks.models import AttemptOutcome, DeliveryOrder, DeliveryStatus
+from tests.histories.changed import AttemptsNumberedFromZero, TimerFirstDelivery
 from tests.histories.record import HISTORIES
 from tests.histories.record_webhooks import PATHS, replayer
+from tests.histories.snapshots import differences, replay, state_file
+from workflows.webhooks import WebhookDeliveryWorkflow
 
 FILES = sorted(HISTORIES.glob("webhook_delivery_*.json"))
 
@@ -33,21 +33,22 @@ def test_every_delivery_path_has_a_recorded_history() -> None:
 
 @pytest.mark.parametrize("file", FILES, ids=[f.stem for f in FILES])
 async def test_delivery_history_replays_on_current_code(file: Path) -> None:
-    result = await replayer().replay_workflow(_history(file))
-    assert result.replay_failure is None
-
-
-@workflow.defn(name="WebhookDeliveryWorkflow")
-class TimerFirstDelivery:
-    """A delivery that waits before its first attempt: an incompatible change."""
-
-    @workflow.run
-    async def run(self, order: DeliveryOrder) -> AttemptOutcome:
-        await workflow.sleep(timedelta(seconds=1))
-        return AttemptOutcome(delivery_id=order.delivery_id, status=DeliveryStatus.SUCCEEDED)
+    """Same commands, and the same attempts' inputs and outcome (all in the history)."""
+    history = _history(file)
+    replayed = await replay(history, WebhookDeliveryWorkflow)
+    assert differences(history, replayed, state_file(file)) == []
 
 
 @pytest.mark.parametrize("file", FILES, ids=[f.stem for f in FILES])
 async def test_an_incompatible_delivery_change_fails_the_replay(file: Path) -> None:
     with pytest.raises(NondeterminismError):
         await replayer(TimerFirstDelivery).replay_workflow(_history(file))
+
+
+@pytest.mark.parametrize("file", FILES, ids=[f.stem for f in FILES])
+async def test_a_delivery_change_with_the_same_commands_fails_the_replay(file: Path) -> None:
+    history = _history(file)
+    result = await replayer(AttemptsNumberedFromZero).replay_workflow(history)
+    assert result.replay_failure is None  # what a command-only guard would have passed
+    replayed = await replay(history, AttemptsNumberedFromZero)
+    assert differences(history, replayed, state_file(file)) != []

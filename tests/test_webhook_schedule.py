@@ -23,6 +23,7 @@ from ramp.config import Settings
 from ramp.db.tables import WebhookAttempt, WebhookDelivery
 from ramp.security.encryption import SecretBox
 from ramp.temporal import TASK_QUEUE
+from ramp.webhooks.dispatch import delivery_workflow_id
 from ramp.webhooks.models import (
     RETRY_DELAYS_SECONDS,
     AttemptOutcome,
@@ -34,7 +35,7 @@ from tests.conftest import BIN
 from tests.webhook_api import stored_delivery
 from tests.webhook_receiver import Receiver, receiving
 from worker import build_worker
-from workflows.webhooks import WebhookDeliveryWorkflow, delivery_workflow_id
+from workflows.webhooks import WebhookDeliveryWorkflow
 
 
 @pytest.fixture(scope="module")

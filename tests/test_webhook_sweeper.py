@@ -20,12 +20,12 @@ from temporalio.worker import Worker
 
 from ramp.config import Settings
 from ramp.db.tables import WebhookDelivery
+from ramp.webhooks.dispatch import delivery_workflow_id
 from ramp.webhooks.models import DeliveryPolicy
 from ramp.webhooks.sweeper import OutboxSweeper
 from tests.processes import WorkerProcesses, worker_environment
 from tests.webhook_api import stored_delivery
 from tests.webhook_receiver import receiving
-from workflows.webhooks import delivery_workflow_id
 
 
 @pytest.fixture

@@ -7,9 +7,8 @@ from datetime import timedelta
 from temporalio import workflow
 from temporalio.common import RetryPolicy
 
-with workflow.unsafe.imports_passed_through():
-    from activities.housekeeping import HousekeepingActivities
-    from ramp.housekeeping import NoncePurge, NoncePurgeResult, SubmissionPurge
+from ramp import housekeeping
+from ramp.housekeeping import NoncePurge, NoncePurgeResult, SubmissionPurge
 
 # Runs started before submissions were purged replay without the second activity.
 PURGE_SUBMISSIONS_PATCH = "purge-ended-submissions"
@@ -22,15 +21,15 @@ class PurgeExpiredNonces:
 
     @workflow.run
     async def run(self, request: NoncePurge) -> NoncePurgeResult:
-        result = await workflow.execute_activity_method(
-            HousekeepingActivities.purge_expired_nonces,
+        result = await workflow.execute_activity(
+            housekeeping.purge_expired_nonces,
             request,
             start_to_close_timeout=timedelta(minutes=2),
             retry_policy=RetryPolicy(maximum_attempts=5),
         )
         if workflow.patched(PURGE_SUBMISSIONS_PATCH):
-            submissions = await workflow.execute_activity_method(
-                HousekeepingActivities.purge_ended_submissions,
+            submissions = await workflow.execute_activity(
+                housekeeping.purge_ended_submissions,
                 SubmissionPurge(retention_seconds=request.kyc_retention_seconds),
                 start_to_close_timeout=timedelta(minutes=10),
                 heartbeat_timeout=timedelta(minutes=2),

@@ -22,26 +22,24 @@ from temporalio import workflow
 from temporalio.common import RetryPolicy, SearchAttributeUpdate
 from temporalio.exceptions import ActivityError, ApplicationError
 
-with workflow.unsafe.imports_passed_through():
-    from activities.intents import IntentActivities
-    from activities.onboarding import OnboardingActivities
-    from ramp import temporal
-    from ramp.adapters import TransactionCancellation
-    from ramp.errors import Conflict, IntentError, ProviderFailed, Refused, Unavailable
-    from ramp.intents import lifecycle
-    from ramp.intents.models import (
-        IntentOutcome,
-        IntentRequest,
-        IntentState,
-        ProviderEvent,
-        RequirementChecks,
-        StepSubmission,
-        StepUpdate,
-        SubmissionCheck,
-        TransactionRequest,
-    )
-    from ramp.webhooks.events import transition_events
-    from ramp.webhooks.models import IntentChange
+from ramp import temporal
+from ramp.adapters.base import TransactionCancellation
+from ramp.errors import Conflict, IntentError, ProviderFailed, Refused, Unavailable
+from ramp.intents import activities, lifecycle
+from ramp.intents.models import (
+    IntentOutcome,
+    IntentRequest,
+    IntentState,
+    ProviderEvent,
+    RequirementChecks,
+    StepSubmission,
+    StepUpdate,
+    SubmissionCheck,
+    TransactionRequest,
+)
+from ramp.onboarding.activities import verify_submission
+from ramp.webhooks.events import transition_events
+from ramp.webhooks.models import IntentChange
 
 
 # Lookups and projection writes are short database work: local activities spare a
@@ -160,11 +158,11 @@ class IntentWorkflow:
                 return self._state
             request = self._request
             try:
-                selection = await workflow.execute_local_activity_method(
-                    IntentActivities.select_provider, request, **_LOOKUP
+                selection = await workflow.execute_local_activity(
+                    activities.select_provider, request, **_LOOKUP
                 )
-                checks = await workflow.execute_local_activity_method(
-                    IntentActivities.check_requirements,
+                checks = await workflow.execute_local_activity(
+                    activities.check_requirements,
                     RequirementChecks(
                         intent_id=request.intent_id,
                         customer_id=request.customer_id,
@@ -263,8 +261,8 @@ class IntentWorkflow:
             state = self._opened()
             _refuse_submission(state, submission)
             try:
-                verdict = await workflow.execute_local_activity_method(
-                    OnboardingActivities.verify_submission,
+                verdict = await workflow.execute_local_activity(
+                    verify_submission,
                     SubmissionCheck(
                         intent_id=state.id,
                         customer_id=state.customer_id,
@@ -312,8 +310,8 @@ class IntentWorkflow:
             transaction = state.transaction
             if transaction is not None and workflow.patched(CANCEL_ORDER_ON_EXPIRY):
                 try:
-                    await workflow.execute_local_activity_method(
-                        IntentActivities.cancel_transaction,
+                    await workflow.execute_local_activity(
+                        activities.cancel_transaction,
                         TransactionCancellation(
                             transaction_id=transaction.id,
                             provider_code=state.provider.provider_code,
@@ -344,8 +342,8 @@ class IntentWorkflow:
     async def _create_transaction(self, state: IntentState, *, raise_on_failure: bool) -> None:
         selection = state.provider
         try:
-            created = await workflow.execute_local_activity_method(
-                IntentActivities.create_transaction,
+            created = await workflow.execute_local_activity(
+                activities.create_transaction,
                 TransactionRequest(
                     transaction_id=lifecycle.derived_id(state.id, "transaction"),
                     intent_id=state.id,
@@ -376,8 +374,8 @@ class IntentWorkflow:
         """Writes the projection, with the webhook events of what changed since the last
         write: one per transition, with ids derived from it."""
         events = transition_events(self._recorded, state, state.updated_at)
-        await workflow.execute_local_activity_method(
-            IntentActivities.record_intent, IntentChange(state=state, events=events), **_RECORD
+        await workflow.execute_local_activity(
+            activities.record_intent, IntentChange(state=state, events=events), **_RECORD
         )
         self._recorded = state.model_copy(deep=True)
 

@@ -13,19 +13,11 @@ from __future__ import annotations
 from datetime import timedelta
 
 from temporalio import workflow
-from temporalio.client import Client
-from temporalio.common import RetryPolicy, WorkflowIDReusePolicy
-from temporalio.exceptions import WorkflowAlreadyStartedError
+from temporalio.common import RetryPolicy
 
-with workflow.unsafe.imports_passed_through():
-    from activities.webhooks import WebhookActivities
-    from ramp import temporal
-    from ramp.webhooks.models import (
-        AttemptOutcome,
-        DeliveryAttempt,
-        DeliveryOrder,
-        DeliveryStatus,
-    )
+from ramp.webhooks import activities
+from ramp.webhooks.dispatch import DELIVERY_WORKFLOW
+from ramp.webhooks.models import AttemptOutcome, DeliveryAttempt, DeliveryOrder, DeliveryStatus
 
 # An attempt's activity fails only when our side does (database, crash): the POST's
 # own failures are outcomes. Retry those until they pass; a crashed worker's attempt
@@ -38,7 +30,7 @@ _INFRASTRUCTURE_RETRIES = RetryPolicy(
 _HEARTBEAT_TIMEOUT = timedelta(seconds=10)
 
 
-@workflow.defn
+@workflow.defn(name=DELIVERY_WORKFLOW)
 class WebhookDeliveryWorkflow:
     @workflow.run
     async def run(self, order: DeliveryOrder) -> AttemptOutcome:
@@ -46,8 +38,8 @@ class WebhookDeliveryWorkflow:
         number = 1
         while True:
             retry_in = delays[number - 1] if number <= len(delays) else None
-            outcome = await workflow.execute_activity_method(
-                WebhookActivities.attempt_delivery,
+            outcome = await workflow.execute_activity(
+                activities.attempt_delivery,
                 DeliveryAttempt(
                     delivery_id=order.delivery_id,
                     number=number,
@@ -64,23 +56,3 @@ class WebhookDeliveryWorkflow:
                 return outcome
             await workflow.sleep(timedelta(seconds=retry_in))
             number += 1
-
-
-def delivery_workflow_id(delivery_id: str) -> str:
-    return f"webhook-delivery-{delivery_id}"
-
-
-async def start_delivery(client: Client, order: DeliveryOrder) -> bool:
-    """Starts the delivery unless it was started before (a retried write, or the outbox
-    sweeper, starts again); True if this call started it."""
-    try:
-        await client.start_workflow(
-            WebhookDeliveryWorkflow.run,
-            order,
-            id=delivery_workflow_id(order.delivery_id),
-            task_queue=temporal.TASK_QUEUE,
-            id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE,
-        )
-    except WorkflowAlreadyStartedError:
-        return False
-    return True

@@ -25,6 +25,7 @@ from temporalio.client import Client
 
 from ramp.db.tables import WebhookDelivery
 from ramp.db.types import utcnow
+from ramp.webhooks.dispatch import start_delivery
 from ramp.webhooks.models import (
     REDELIVERY_POLICY_DELAYS,
     DeliveryOrder,
@@ -80,9 +81,6 @@ class OutboxSweeper:
         rows = await self._unattempted()
         # Past the batch's last row next time; back to the start once the end is reached.
         self._after = (rows[-1][1], rows[-1][0]) if len(rows) == self._batch_size else None
-        # Imported here: the workflow module imports the activities, which import ours.
-        from workflows.webhooks import start_delivery
-
         started = await asyncio.gather(
             *(
                 start_delivery(

@@ -13,7 +13,8 @@ in milliseconds.
 The recorded files stand for workflows already running in production: existing ones
 are never replaced unless `--overwrite` is given (see tests/test_replay.py for when
 that is acceptable). Before writing, every new history is replayed once against the
-current code, so a history that cannot replay is never saved.
+current code, so a history that cannot replay is never saved, and the state that replay
+computes is saved beside it (`states/`, see tests/histories/snapshots.py).
 """
 
 from __future__ import annotations
@@ -37,8 +38,6 @@ from temporalio.api.enums.v1 import EventType
 from temporalio.client import Client, WorkflowHandle, WorkflowHistory
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
-from temporalio.worker import Replayer
-from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxRestrictions
 
 from api.app import create_app
 from devstack.temporal_server import ensure_search_attributes
@@ -54,6 +53,7 @@ from ramp.security.encryption import SecretBox
 from ramp.security.keys import generated_keys
 from ramp.temporal import TASK_QUEUE
 from tests.conftest import ProjectCredentials, dev_server, make_customer, make_project
+from tests.histories.snapshots import replay, state_file, write_snapshot
 from tests.payments import (
     complete_onboarding,
     create_intent,
@@ -366,17 +366,6 @@ async def running_stack(env: WorkflowEnvironment, data_dir: Path) -> AsyncIterat
         await engine.dispose()
 
 
-def replayer() -> Replayer:
-    """Configured like the worker (worker.py), as tests/test_replay.py does."""
-    return Replayer(
-        workflows=[IntentWorkflow],
-        data_converter=pydantic_data_converter,
-        workflow_runner=SandboxedWorkflowRunner(
-            restrictions=SandboxRestrictions.default.with_passthrough_all_modules()
-        ),
-    )
-
-
 async def _save(stack: Stack, path: str, recorded: Recorded) -> None:
     """Waits for the workflow to end, checks its outcome, replays and writes its history."""
     handle = stack.handle(recorded.intent_id)
@@ -390,9 +379,12 @@ async def _save(stack: Stack, path: str, recorded: Recorded) -> None:
         history = await _settled_history(handle)
         status = (await handle.describe()).status
         print(f"{path}: the workflow is {status.name if status else None}, recorded as it stands")
-    await replayer().replay_workflow(history)
+    # Replayed before writing: a history that cannot replay is never saved. The state the
+    # replay computes is stored beside it (tests/histories/snapshots.py).
+    replayed = await replay(history, IntentWorkflow)
     target = history_file(path)
     target.write_text(history.to_json() + "\n")
+    write_snapshot(state_file(target), replayed)
     print(f"{path}: {_shown(target)} ({target.stat().st_size} bytes)")
 
 

@@ -19,18 +19,18 @@ from pathlib import Path
 from temporalio.client import WorkflowHistory
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.worker import Replayer
-from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxRestrictions
 
 from ramp.db.engine import create_engine, session_factory
 from ramp.db.migrate import upgrade
 from ramp.security.encryption import SecretBox
+from ramp.webhooks.dispatch import delivery_workflow_id, start_delivery
 from ramp.webhooks.models import DeliveryOrder, DeliveryPolicy, DeliveryStatus
 from tests.conftest import dev_server, service_client
 from tests.histories.record import HISTORIES, _settings
 from tests.webhook_api import stored_delivery
 from tests.webhook_receiver import receiving
-from worker import build_worker
-from workflows.webhooks import WebhookDeliveryWorkflow, delivery_workflow_id, start_delivery
+from worker import build_worker, workflow_runner
+from workflows.webhooks import WebhookDeliveryWorkflow
 
 # The endpoint's answers, attempt by attempt, and the delivery's final status.
 PATHS: dict[str, tuple[list[int], DeliveryStatus]] = {
@@ -51,9 +51,7 @@ def replayer(workflow: type = WebhookDeliveryWorkflow) -> Replayer:
     return Replayer(
         workflows=[workflow],
         data_converter=pydantic_data_converter,
-        workflow_runner=SandboxedWorkflowRunner(
-            restrictions=SandboxRestrictions.default.with_passthrough_all_modules()
-        ),
+        workflow_runner=workflow_runner(),
     )
 
 

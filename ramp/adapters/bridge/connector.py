@@ -7,6 +7,12 @@ from typing import Any
 
 import httpx
 
+# Modules, not the package: the package's __init__ imports this module.
+import ramp.adapters.bridge.accounts as accounts
+import ramp.adapters.bridge.customers as customers
+import ramp.adapters.bridge.kyc as kyc
+import ramp.adapters.bridge.transfers as transfers
+import ramp.adapters.bridge.webhooks as webhooks
 from ramp.adapters.contract import (
     AccountDetails,
     ComplianceHandoff,
@@ -25,7 +31,6 @@ from ramp.adapters.contract import (
     WebhookRejected,
 )
 
-from . import accounts, customers, kyc, transfers, webhooks
 from .client import TIMEOUT, BridgeClient
 from .credentials import CREDENTIALS_SCHEMA
 from .credentials import base_url as credentials_base_url

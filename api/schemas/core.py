@@ -1,8 +1,9 @@
-"""Request bodies and response resources of the public API (camelCase on the wire)."""
+"""Request bodies and response resources of the public API (camelCase on the wire):
+the base classes, customers, the catalog, external accounts and intents."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 from urllib.parse import urlsplit
 
 from pydantic import (
@@ -19,8 +20,6 @@ from pydantic import (
 from ramp.catalog import AccountType, CurrencyType, MovementType, Rail, all_currencies
 from ramp.identity.wallet import MAX_MESSAGE_LENGTH
 from ramp.intents.models import (
-    BankDepositInstructions,
-    CryptoDepositInstructions,
     TransactionContext,
 )
 from ramp.intents.states import (
@@ -33,8 +32,6 @@ from ramp.intents.states import (
 )
 from ramp.money import Amount
 from ramp.timestamps import Timestamp
-from ramp.webhooks.events import WebhookEventType
-from ramp.webhooks.models import DeliveryStatus
 
 # Currency codes are catalog data: the OpenAPI document lists them as the enum
 # `CurrencyCode`; validation stays with the catalog (UNSUPPORTED_ROUTE names the code).
@@ -50,7 +47,7 @@ Identifier = Annotated[
 ]
 
 
-def _absolute_http_url(value: str) -> str:
+def absolute_http_url(value: str) -> str:
     parts = urlsplit(value)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise ValueError("must be an absolute http(s) URL")
@@ -60,7 +57,7 @@ def _absolute_http_url(value: str) -> str:
 RedirectUrl = Annotated[
     StrictStr,
     Field(max_length=2000, examples=["https://app.example.com/ramp/done"]),
-    AfterValidator(_absolute_http_url),
+    AfterValidator(absolute_http_url),
 ]
 Reason = Annotated[StrictStr, Field(min_length=1, max_length=500, pattern=r"^[^\x00-\x1f\x7f]+$")]
 
@@ -341,170 +338,3 @@ class ErrorEnvelope(Resource):
     details: dict[str, Any] = Field(
         description="Context; `fields` lists FieldViolation objects for invalid input"
     )
-
-
-# --- webhooks -----------------------------------------------------------------------
-
-EndpointUrl = Annotated[
-    StrictStr,
-    Field(max_length=2000, examples=["https://app.example.com/webhooks/ramp"]),
-    AfterValidator(_absolute_http_url),
-]
-EventTypes = Annotated[
-    list[Annotated[WebhookEventType, Field(strict=False)]],
-    Field(min_length=1, description="The event types the endpoint receives"),
-]
-Description = Annotated[
-    StrictStr, Field(max_length=200, pattern=r"^[^\x00-\x1f\x7f]*$", examples=["Production"])
-]
-
-
-class CreateWebhookEndpoint(RequestBody):
-    url: EndpointUrl
-    event_types: EventTypes = Field(default=list(WebhookEventType), alias="eventTypes")
-    description: Description | None = None
-    enabled: StrictBool = True
-
-
-class UpdateWebhookEndpoint(RequestBody):
-    """Only the fields given change. Enabling an endpoint clears `disabledReason`."""
-
-    url: EndpointUrl | None = None
-    event_types: EventTypes | None = Field(default=None, alias="eventTypes")
-    description: Description | None = None
-    enabled: StrictBool | None = None
-
-
-class WebhookEndpointResource(Resource):
-    id: str
-    url: str
-    event_types: list[WebhookEventType] = Field(alias="eventTypes")
-    enabled: bool
-    disabled_reason: str | None = Field(alias="disabledReason")
-    description: str | None
-    created_at: Timestamp = Field(alias="createdAt")
-    updated_at: Timestamp = Field(alias="updatedAt")
-
-
-class WebhookAttemptResource(Resource):
-    number: int
-    attempted_at: Timestamp = Field(alias="attemptedAt")
-    status_code: int | None = Field(alias="statusCode", description="null: no HTTP answer")
-    latency_ms: int = Field(alias="latencyMs")
-    error: str | None
-
-
-class WebhookDeliveryResource(Resource):
-    id: str
-    event_id: str = Field(alias="eventId")
-    event_type: WebhookEventType = Field(alias="eventType")
-    endpoint_id: str = Field(alias="endpointId")
-    intent_id: str = Field(alias="intentId")
-    url: str
-    status: DeliveryStatus
-    attempt_count: int = Field(alias="attemptCount")
-    max_attempts: int = Field(alias="maxAttempts")
-    last_status_code: int | None = Field(alias="lastStatusCode")
-    last_error: str | None = Field(alias="lastError")
-    next_attempt_at: Timestamp | None = Field(alias="nextAttemptAt")
-    redelivery_of: str | None = Field(
-        alias="redeliveryOf", description="The delivery this one sends again, if any"
-    )
-    created_at: Timestamp = Field(alias="createdAt")
-    updated_at: Timestamp = Field(alias="updatedAt")
-    attempts: list[WebhookAttemptResource]
-
-
-# --- hosted onboarding ------------------------------------------------------------
-
-
-class OnboardingField(Resource):
-    """One input of a step's form; the page renders the fields in this order."""
-
-    name: str = Field(description="The field's path in the request body, dotted")
-    kind: Literal["text", "textarea", "date", "country", "select", "file", "checkbox"]
-    required: bool
-    options: list[str] = Field(description="Allowed values (select, country)")
-    max_length: int | None = Field(alias="maxLength")
-    accept: list[str] = Field(description="Accepted content types (file)")
-    max_bytes: int | None = Field(alias="maxBytes", description="Largest file, decoded")
-    autocomplete: str | None
-
-
-class OnboardingTerms(Resource):
-    version: str = Field(description="Send it back as `termsVersion` when accepting")
-    title: str
-    paragraphs: list[str]
-
-
-class OnboardingStep(Resource):
-    code: str
-    description: str
-    status: StepStatus
-    depends_on: list[str] = Field(alias="dependsOn")
-    completed_by: str | None = Field(
-        alias="completedBy", description="RECORD (already on record) or ONBOARDING"
-    )
-    reason: str | None = Field(description="Why the step was rejected")
-    fields: list[OnboardingField] | None = Field(
-        description="The form of the step; null when the page has none for it"
-    )
-    terms: OnboardingTerms | None = Field(description="TERMS_OF_SERVICE: the terms to accept")
-
-
-class OnboardingProvider(Resource):
-    code: str
-    name: str
-
-
-class OnboardingDepositInstruction(Resource):
-    type: Literal["BANK", "CRYPTO"]
-    instructions: BankDepositInstructions | CryptoDepositInstructions
-    qr_code: str | None = Field(
-        alias="qrCode",
-        description="Crypto: a QR code of the deposit address, as an SVG data URI",
-    )
-
-
-class OnboardingTransaction(Resource):
-    id: str
-    status: TransactionStatus
-    deposit_instructions: list[OnboardingDepositInstruction] = Field(alias="depositInstructions")
-
-
-class OnboardingResource(Resource):
-    """An intent's onboarding as its customer sees it: what the hosted page renders."""
-
-    intent_id: str = Field(alias="intentId")
-    status: IntentStatus
-    failure_reason: str | None = Field(alias="failureReason")
-    plan_status: PlanStatus = Field(alias="planStatus")
-    current_step_code: str | None = Field(
-        alias="currentStepCode", description="The step to submit next (null: none is open)"
-    )
-    provider: OnboardingProvider
-    transfer_amount: TransferAmountResource = Field(alias="transferAmount")
-    auto_execute: bool = Field(alias="autoExecute")
-    redirect_url: str | None = Field(alias="redirectUrl")
-    embed_origins: list[str] = Field(
-        alias="embedOrigins",
-        description="Origins that may embed the page: the only targets of its postMessage",
-    )
-    steps: list[OnboardingStep] = Field(description="In the plan's order")
-    transaction: OnboardingTransaction | None = Field(
-        description="Present once the transaction exists: deposit instructions"
-    )
-    expired_at: Timestamp = Field(alias="expiredAt")
-
-
-class OnboardingOrigins(RequestBody):
-    origins: Annotated[
-        list[Annotated[StrictStr, Field(min_length=1, max_length=300)]], Field(max_length=20)
-    ] = Field(
-        description="scheme://host[:port]; `:*` (any port) only on localhost",
-        examples=[["https://app.example.com"]],
-    )
-
-
-class OnboardingOriginsResource(Resource):
-    origins: list[str]

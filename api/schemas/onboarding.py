@@ -1,0 +1,115 @@
+"""The hosted onboarding's JSON API and the project's embedding origins."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import (
+    Field,
+    StrictStr,
+)
+
+from api.schemas.core import RequestBody, Resource, TransferAmountResource
+from ramp.intents.models import (
+    BankDepositInstructions,
+    CryptoDepositInstructions,
+)
+from ramp.intents.states import (
+    IntentStatus,
+    PlanStatus,
+    StepStatus,
+    TransactionStatus,
+)
+from ramp.timestamps import Timestamp
+
+
+class OnboardingField(Resource):
+    """One input of a step's form; the page renders the fields in this order."""
+
+    name: str = Field(description="The field's path in the request body, dotted")
+    kind: Literal["text", "textarea", "date", "country", "select", "file", "checkbox"]
+    required: bool
+    options: list[str] = Field(description="Allowed values (select, country)")
+    max_length: int | None = Field(alias="maxLength")
+    accept: list[str] = Field(description="Accepted content types (file)")
+    max_bytes: int | None = Field(alias="maxBytes", description="Largest file, decoded")
+    autocomplete: str | None
+
+
+class OnboardingTerms(Resource):
+    version: str = Field(description="Send it back as `termsVersion` when accepting")
+    title: str
+    paragraphs: list[str]
+
+
+class OnboardingStep(Resource):
+    code: str
+    description: str
+    status: StepStatus
+    depends_on: list[str] = Field(alias="dependsOn")
+    completed_by: str | None = Field(
+        alias="completedBy", description="RECORD (already on record) or ONBOARDING"
+    )
+    reason: str | None = Field(description="Why the step was rejected")
+    fields: list[OnboardingField] | None = Field(
+        description="The form of the step; null when the page has none for it"
+    )
+    terms: OnboardingTerms | None = Field(description="TERMS_OF_SERVICE: the terms to accept")
+
+
+class OnboardingProvider(Resource):
+    code: str
+    name: str
+
+
+class OnboardingDepositInstruction(Resource):
+    type: Literal["BANK", "CRYPTO"]
+    instructions: BankDepositInstructions | CryptoDepositInstructions
+    qr_code: str | None = Field(
+        alias="qrCode",
+        description="Crypto: a QR code of the deposit address, as an SVG data URI",
+    )
+
+
+class OnboardingTransaction(Resource):
+    id: str
+    status: TransactionStatus
+    deposit_instructions: list[OnboardingDepositInstruction] = Field(alias="depositInstructions")
+
+
+class OnboardingResource(Resource):
+    """An intent's onboarding as its customer sees it: what the hosted page renders."""
+
+    intent_id: str = Field(alias="intentId")
+    status: IntentStatus
+    failure_reason: str | None = Field(alias="failureReason")
+    plan_status: PlanStatus = Field(alias="planStatus")
+    current_step_code: str | None = Field(
+        alias="currentStepCode", description="The step to submit next (null: none is open)"
+    )
+    provider: OnboardingProvider
+    transfer_amount: TransferAmountResource = Field(alias="transferAmount")
+    auto_execute: bool = Field(alias="autoExecute")
+    redirect_url: str | None = Field(alias="redirectUrl")
+    embed_origins: list[str] = Field(
+        alias="embedOrigins",
+        description="Origins that may embed the page: the only targets of its postMessage",
+    )
+    steps: list[OnboardingStep] = Field(description="In the plan's order")
+    transaction: OnboardingTransaction | None = Field(
+        description="Present once the transaction exists: deposit instructions"
+    )
+    expired_at: Timestamp = Field(alias="expiredAt")
+
+
+class OnboardingOrigins(RequestBody):
+    origins: Annotated[
+        list[Annotated[StrictStr, Field(min_length=1, max_length=300)]], Field(max_length=20)
+    ] = Field(
+        description="scheme://host[:port]; `:*` (any port) only on localhost",
+        examples=[["https://app.example.com"]],
+    )
+
+
+class OnboardingOriginsResource(Resource):
+    origins: list[str]

@@ -1,0 +1,99 @@
+"""Incompatible changes to the recorded workflows: each replay guard must notice its own.
+
+Kept apart from the tests: the workflow sandbox re-imports a workflow's module for each
+run, and this one imports only what the worker passes through (see worker.py).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from temporalio import workflow
+
+from ramp.intents.models import IntentOutcome, IntentRequest
+from ramp.webhooks import activities
+from ramp.webhooks.models import AttemptOutcome, DeliveryAttempt, DeliveryOrder, DeliveryStatus
+from workflows.intents import OPEN_UPDATE_WAIT, OPEN_WITHOUT_UPDATE, IntentWorkflow
+
+
+@workflow.defn(name="IntentWorkflow")
+class SwappedLookupsWorkflow:
+    """IntentWorkflow with its two lookups in the other order: the commands change."""
+
+    @workflow.init
+    def __init__(self, request: IntentRequest) -> None:
+        self._request = request
+        self._opened = False
+
+    @workflow.run
+    async def run(self, request: IntentRequest) -> IntentOutcome:
+        # As IntentWorkflow waits, so that the lookups are the first difference.
+        if workflow.patched(OPEN_WITHOUT_UPDATE):
+            try:
+                await workflow.wait_condition(lambda: self._opened, timeout=OPEN_UPDATE_WAIT)
+            except TimeoutError:
+                workflow.upsert_memo({"openedWithoutUpdate": True})
+                await self._lookups()
+        else:
+            await workflow.wait_condition(lambda: self._opened)
+        return IntentOutcome(intent_id=request.intent_id, status=None)
+
+    @workflow.update
+    async def open(self, request_id: str | None = None) -> None:
+        await self._lookups()
+
+    async def _lookups(self) -> None:
+        for activity in ("check_requirements", "select_provider"):
+            await workflow.execute_local_activity(
+                activity, self._request, start_to_close_timeout=timedelta(seconds=10)
+            )
+        self._opened = True
+
+
+@workflow.defn(name="IntentWorkflow")
+class SecondsClockWorkflow(IntentWorkflow):
+    """IntentWorkflow whose timestamps are cut to the second instead of the millisecond:
+    the same commands, so a command-only replay passes, but other projection writes."""
+
+    @workflow.run
+    async def run(self, request: IntentRequest) -> IntentOutcome:
+        return await super().run(request)
+
+    def _now(self) -> datetime:
+        return workflow.now().replace(microsecond=0)
+
+
+@workflow.defn(name="WebhookDeliveryWorkflow")
+class TimerFirstDelivery:
+    """A delivery that waits before its first attempt: the commands change."""
+
+    @workflow.run
+    async def run(self, order: DeliveryOrder) -> AttemptOutcome:
+        await workflow.sleep(timedelta(seconds=1))
+        return AttemptOutcome(delivery_id=order.delivery_id, status=DeliveryStatus.SUCCEEDED)
+
+
+@workflow.defn(name="WebhookDeliveryWorkflow")
+class AttemptsNumberedFromZero:
+    """A delivery whose attempts count from 0: the same commands, other attempt inputs."""
+
+    @workflow.run
+    async def run(self, order: DeliveryOrder) -> AttemptOutcome:
+        delays = order.policy.retry_delays_seconds
+        number = 0
+        while True:
+            retry_in = delays[number] if number < len(delays) else None
+            outcome = await workflow.execute_activity(
+                activities.attempt_delivery,
+                DeliveryAttempt(
+                    delivery_id=order.delivery_id,
+                    number=number,
+                    timeout_seconds=order.policy.timeout_seconds,
+                    retry_in_seconds=retry_in,
+                ),
+                start_to_close_timeout=timedelta(seconds=order.policy.timeout_seconds + 60),
+            )
+            if outcome.status is not DeliveryStatus.RETRYING or retry_in is None:
+                return outcome
+            await workflow.sleep(timedelta(seconds=retry_in))
+            number += 1
