@@ -1,0 +1,297 @@
+"""IntentWorkflow with its activities stubbed: provider timing HTTP tests cannot arrange.
+
+Over HTTP the sandbox provider answers at once and always the same way, so two things
+the workflow must handle at expiry stay out of reach: a provider that is down when the
+order must be voided (the void is retried until it answers), and a deposit that lands
+during that outage (the provider then refuses the void, and the intent must wait for
+its deposit event instead of expiring). Here the workflow runs on Temporal's
+time-skipping test server with activities registered under the real names, standing
+in for what lies outside the workflow: the database (lookups, the projection) and the
+provider. The workflow itself is the real one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import uuid
+from collections.abc import AsyncIterator, Callable
+from datetime import timedelta
+from decimal import Decimal
+
+import pytest
+from temporalio import activity
+from temporalio.client import (
+    Client,
+    WithStartWorkflowOperation,
+    WorkflowExecutionStatus,
+    WorkflowHandle,
+)
+from temporalio.common import WorkflowIDConflictPolicy
+from temporalio.service import RPCError
+from temporalio.testing import WorkflowEnvironment
+from temporalio.worker import Worker
+
+from devstack.temporal_server import ensure_search_attributes
+from ramp import temporal
+from ramp.adapters import ProviderTransaction, TransactionCancellation
+from ramp.catalog.models import MovementType
+from ramp.errors import ProviderFailed, ProviderRefusal
+from ramp.intents.lifecycle import workflow_id
+from ramp.intents.models import (
+    CheckResults,
+    IntentOutcome,
+    IntentRequest,
+    IntentState,
+    ProviderEvent,
+    ProviderSelection,
+    RequirementChecks,
+    TransactionContext,
+    TransactionRequest,
+)
+from ramp.intents.states import IntentStatus, ProviderEventType, TransactionStatus
+from ramp.webhooks.models import IntentChange
+from tests.conftest import BIN, service_client
+from worker import workflow_runner
+from workflows.intents import IntentWorkflow
+
+TASK_QUEUE = "intent-workflow-stubbed"
+LIFETIME = timedelta(hours=24)
+# Void attempts the provider fails before it answers again.
+OUTAGE_ATTEMPTS = 3
+PROVIDER_REFERENCE = "atlas_stubbed_order"
+
+
+class Outside:
+    """The database and the provider as the workflow reaches them: activities, by name.
+
+    `journal` lists, in order, every void attempt and every projection write."""
+
+    def __init__(self, client: Client) -> None:
+        self._client = client
+        self.intent_ids: list[str] = []
+        self.journal: list[str] = []
+        self.recorded: list[IntentState] = []
+        self.voids: list[TransactionCancellation] = []
+        # When set, the deposit reaches the provider during its outage, and the provider
+        # reports it to the workflow as its webhook would (report_provider_event).
+        self.late_deposit: ProviderEvent | None = None
+        self.holds_deposit = False
+        self._written = asyncio.Condition()
+
+    @activity.defn(name="select_provider")
+    async def select_provider(self, request: IntentRequest) -> ProviderSelection:
+        self.intent_ids.append(request.intent_id)
+        return ProviderSelection(
+            provider_id="provider-atlas",
+            provider_code="sandbox_atlas",
+            provider_name="Atlas",
+            provider_account_id="atlas-account",
+            movement_type=MovementType.ONRAMP,
+            source_currency="USD",
+            destination_currency="USDC_ETHEREUM",
+            requirements=[],  # nothing to onboard: the transaction is created at once
+        )
+
+    @activity.defn(name="check_requirements")
+    async def check_requirements(self, request: RequirementChecks) -> CheckResults:
+        return CheckResults(results=[])
+
+    @activity.defn(name="create_transaction")
+    async def create_transaction(self, request: TransactionRequest) -> ProviderTransaction:
+        return ProviderTransaction(
+            provider_reference=PROVIDER_REFERENCE,
+            context=TransactionContext(deposit_instructions=[]),
+        )
+
+    @activity.defn(name="cancel_transaction")
+    async def cancel_transaction(self, cancellation: TransactionCancellation) -> None:
+        self.voids.append(cancellation)
+        if len(self.voids) <= OUTAGE_ATTEMPTS:
+            self.journal.append("void: provider down")
+            if self.late_deposit is not None and not self.holds_deposit:
+                self.holds_deposit = True
+                handle = self._client.get_workflow_handle(activity.info().workflow_id or "")
+                await handle.signal(IntentWorkflow.report_provider_event, self.late_deposit)
+                self.journal.append("deposit reported")
+            raise ConnectionError("the provider did not answer")
+        if self.holds_deposit:
+            self.journal.append("void: refused")
+            # What IntentActivities.cancel_transaction raises for the adapter's refusal.
+            raise temporal.application_error(
+                ProviderFailed(ProviderRefusal.ORDER_NOT_CANCELLABLE, "the deposit has arrived")
+            )
+        self.journal.append("void: done")
+
+    @activity.defn(name="record_intent")
+    async def record_intent(self, change: IntentChange) -> None:
+        async with self._written:
+            self.journal.append(f"record: {change.state.status}")
+            self.recorded.append(change.state)
+            self._written.notify_all()
+
+    @property
+    def last(self) -> IntentState:
+        return self.recorded[-1]
+
+    async def until(self, condition: Callable[[IntentState], bool]) -> IntentState:
+        """The last recorded state, once it meets `condition`."""
+        async with asyncio.timeout(10), self._written:
+            await self._written.wait_for(lambda: bool(self.recorded) and condition(self.last))
+        return self.last
+
+
+@pytest.fixture(scope="module")
+async def skipping_env() -> AsyncIterator[WorkflowEnvironment]:
+    async with await WorkflowEnvironment.start_time_skipping(
+        test_server_existing_path=str(BIN / "temporal-test-server")
+    ) as env:
+        # Unknown search attributes would fail every workflow task, forever.
+        await ensure_search_attributes(env.client, "default")
+        yield env
+
+
+@pytest.fixture(scope="module")
+def client(skipping_env: WorkflowEnvironment) -> Client:
+    """Like the service's client; without the environment's auto-skipping interceptor."""
+    return service_client(skipping_env)
+
+
+@pytest.fixture
+async def outside(client: Client) -> AsyncIterator[Outside]:
+    """A fresh provider and projection, served by a worker of this module's queue."""
+    stubs = Outside(client)
+    async with Worker(
+        client,
+        task_queue=TASK_QUEUE,
+        workflows=[IntentWorkflow],
+        activities=[
+            stubs.select_provider,
+            stubs.check_requirements,
+            stubs.create_transaction,
+            stubs.cancel_transaction,
+            stubs.record_intent,
+        ],
+        workflow_runner=workflow_runner(),
+    ):
+        yield stubs
+        # A workflow left running by a failure would wake up in the next test's sleep.
+        for intent_id in stubs.intent_ids:
+            handle = client.get_workflow_handle(workflow_id(intent_id))
+            with contextlib.suppress(RPCError):
+                if (await handle.describe()).status is WorkflowExecutionStatus.RUNNING:
+                    await handle.terminate("the test is over")
+
+
+async def _open_auto_executed_intent(
+    client: Client,
+) -> tuple[IntentState, WorkflowHandle[IntentWorkflow, IntentOutcome]]:
+    """Opens an intent as `POST /intent` does (update-with-start of `open`): nothing to
+    onboard, so its transaction is created at once and waits for the deposit."""
+    intent_id = str(uuid.uuid4())
+    request = IntentRequest(
+        intent_id=intent_id,
+        project_id="project-stubbed",
+        customer_id="customer-stubbed",
+        src_account_id="account-bank",
+        dest_account_id="account-wallet",
+        amount=Decimal("100.00"),
+        lifetime_seconds=int(LIFETIME.total_seconds()),
+        fingerprint="stubbed",
+    )
+    start = WithStartWorkflowOperation(
+        IntentWorkflow.run,
+        request,
+        id=workflow_id(intent_id),
+        task_queue=TASK_QUEUE,
+        id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
+    )
+    opened = await client.execute_update_with_start_workflow(
+        IntentWorkflow.open, "request-1", start_workflow_operation=start, id="open"
+    )
+    assert opened.status is IntentStatus.PROCESSING
+    assert opened.transaction is not None
+    assert opened.transaction.status is TransactionStatus.PENDING
+    return opened, await start.workflow_handle()
+
+
+async def _outcome(handle: WorkflowHandle[IntentWorkflow, IntentOutcome]) -> IntentStatus | None:
+    """The ended workflow's final status (time is not skipped while waiting here)."""
+    async with asyncio.timeout(10):
+        outcome = await handle.result()
+    return outcome.status
+
+
+async def test_an_order_is_voided_once_the_provider_is_back_and_the_intent_expires(
+    skipping_env: WorkflowEnvironment, client: Client, outside: Outside
+) -> None:
+    opened, handle = await _open_auto_executed_intent(client)
+    assert opened.transaction is not None
+
+    await skipping_env.sleep(LIFETIME + timedelta(minutes=1))
+    assert await _outcome(handle) is IntentStatus.EXPIRED
+
+    # The void was retried through the outage, and the intent expired only once the
+    # provider had voided the order: its deposit instructions no longer work.
+    assert outside.journal == [
+        "record: PROCESSING",
+        *["void: provider down"] * OUTAGE_ATTEMPTS,
+        "void: done",
+        "record: EXPIRED",
+    ]
+    assert {void.provider_reference for void in outside.voids} == {PROVIDER_REFERENCE}
+    assert {void.transaction_id for void in outside.voids} == {opened.transaction.id}
+    expired = outside.last
+    assert expired.status is IntentStatus.EXPIRED
+    assert expired.failure_reason == "the intent expired"
+    assert expired.transaction is not None
+    assert expired.transaction.status is TransactionStatus.CANCELLED
+    assert expired.transaction.failure_reason == "the intent expired before the deposit arrived"
+
+
+async def test_a_deposit_that_lands_during_a_provider_outage_at_expiry_completes_its_intent(
+    skipping_env: WorkflowEnvironment, client: Client, outside: Outside
+) -> None:
+    opened, handle = await _open_auto_executed_intent(client)
+    transaction = opened.transaction
+    assert transaction is not None
+
+    # The expiry voids the order while the provider is down; meanwhile the deposit
+    # reaches the provider, which reports it (the signal waits behind the expiry).
+    outside.late_deposit = ProviderEvent(
+        event_id="late-deposit",
+        transaction_id=transaction.id,
+        type=ProviderEventType.DEPOSIT_RECEIVED,
+    )
+    await skipping_env.sleep(LIFETIME + timedelta(minutes=1))
+    moving = await outside.until(lambda state: state.revision > opened.revision)
+    # Back, the provider refused to void a funded order: the intent did not expire.
+    assert outside.journal == [
+        "record: PROCESSING",
+        "void: provider down",
+        "deposit reported",
+        *["void: provider down"] * (OUTAGE_ATTEMPTS - 1),
+        "void: refused",
+        "record: PROCESSING",
+    ]
+    assert moving.status is IntentStatus.PROCESSING
+    assert moving.failure_reason is None
+    assert moving.transaction is not None
+    assert moving.transaction.status is TransactionStatus.IN_PROGRESS
+    assert (await handle.describe()).status is WorkflowExecutionStatus.RUNNING
+
+    await handle.signal(
+        IntentWorkflow.report_provider_event,
+        ProviderEvent(
+            event_id="settled", transaction_id=transaction.id, type=ProviderEventType.SETTLED
+        ),
+    )
+    assert await _outcome(handle) is IntentStatus.COMPLETED
+    settled = outside.last
+    assert settled.status is IntentStatus.COMPLETED
+    assert settled.transaction is not None
+    assert settled.transaction.status is TransactionStatus.SUCCESS
+    assert [event.type for event in settled.transaction.events] == [
+        ProviderEventType.DEPOSIT_RECEIVED,
+        ProviderEventType.SETTLED,
+    ]
