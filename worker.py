@@ -74,18 +74,19 @@ def build_worker(
     verifiers: Verifiers | None = None,
     outbox: WebhookOutbox | None = None,
     kyc_retention: timedelta = timedelta(days=DEFAULT_KYC_RETENTION_DAYS),
+    task_queue: str = temporal.TASK_QUEUE,
 ) -> Worker:
     """The worker with every workflow and activity; database work goes through `db`,
     secrets (webhook signing keys) are decrypted with `secret_box`; onboarding
     submissions are purged `kyc_retention` after their intent ended."""
     housekeeping = HousekeepingActivities(db, secret_box, kyc_retention)
-    outbox = outbox or WebhookOutbox(client, delivery or DeliveryPolicy())
+    outbox = outbox or WebhookOutbox(client, delivery or DeliveryPolicy(), task_queue)
     intents = IntentActivities(db, adapters or catalog_adapters(), outbox)
     webhooks = WebhookActivities(db, secret_box)
     onboarding = OnboardingActivities(db, secret_box, verifiers or catalog_verifiers())
     return Worker(
         client,
-        task_queue=temporal.TASK_QUEUE,
+        task_queue=task_queue,
         workflows=WORKFLOWS,
         activities=[
             housekeeping.purge_expired_nonces,
@@ -109,7 +110,7 @@ def delivery_policy(settings: Settings) -> DeliveryPolicy:
     )
 
 
-async def ensure_schedules(client: Client) -> None:
+async def ensure_schedules(client: Client, task_queue: str = temporal.TASK_QUEUE) -> None:
     """Creates the housekeeping schedule unless it exists (every worker tries)."""
     with contextlib.suppress(ScheduleAlreadyRunningError):
         await client.create_schedule(
@@ -119,7 +120,7 @@ async def ensure_schedules(client: Client) -> None:
                     PurgeExpiredNonces.run,
                     NoncePurge(),
                     id=f"{SCHEDULE_ID}-purge-nonces",
-                    task_queue=temporal.TASK_QUEUE,
+                    task_queue=task_queue,
                 ),
                 spec=ScheduleSpec(
                     intervals=[
@@ -136,7 +137,7 @@ async def run(settings: Settings) -> None:
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(signum, stop.set)
-    await ensure_schedules(client)
+    await ensure_schedules(client, settings.task_queue)
     # Activities retry on a dropped connection: no need to test each one before use.
     engine = create_engine(settings, pre_ping=False)
     db = session_factory(engine)
@@ -148,13 +149,15 @@ async def run(settings: Settings) -> None:
             SecretBox.from_settings(settings),
             delivery=policy,
             kyc_retention=timedelta(days=settings.kyc_retention_days),
+            task_queue=settings.task_queue,
         ):
-            logger.info("worker polling task queue %r", temporal.TASK_QUEUE)
+            logger.info("worker polling task queue %r", settings.task_queue)
             # Starts the delivery workflows whose start was lost (a crash after the commit).
-            sweeper = asyncio.create_task(OutboxSweeper(db, client, policy).run(stop))
+            sweeper = OutboxSweeper(db, client, policy, task_queue=settings.task_queue)
+            sweeping = asyncio.create_task(sweeper.run(stop))
             await stop.wait()
             logger.info("worker shutting down")
-            await sweeper
+            await sweeping
     finally:
         await engine.dispose()
 

@@ -24,6 +24,7 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 from temporalio import activity
 from temporalio.client import Client
 
+from ramp import temporal
 from ramp.config import Environment
 from ramp.db.engine import begin_write
 from ramp.db.tables import (
@@ -60,9 +61,12 @@ def delivery_id(event_id: str, endpoint_id: str) -> str:
 
 
 class WebhookOutbox:
-    def __init__(self, client: Client, policy: DeliveryPolicy) -> None:
+    def __init__(
+        self, client: Client, policy: DeliveryPolicy, task_queue: str = temporal.TASK_QUEUE
+    ) -> None:
         self._client = client
         self._policy = policy
+        self._task_queue = task_queue
 
     async def enqueue(self, session: AsyncSession, events: Sequence[WebhookEvent]) -> list[str]:
         """Stores the events that have subscribers, with their deliveries (caller commits);
@@ -119,7 +123,11 @@ class WebhookOutbox:
         """Starts each delivery's workflow (once the rows are committed)."""
         await asyncio.gather(
             *(
-                start_delivery(self._client, DeliveryOrder(delivery_id=id_, policy=self._policy))
+                start_delivery(
+                    self._client,
+                    DeliveryOrder(delivery_id=id_, policy=self._policy),
+                    self._task_queue,
+                )
                 for id_ in delivery_ids
             )
         )

@@ -30,7 +30,9 @@ IDEMPOTENCY_HEADER = "idempotency-key"
 
 def intent_service(app: Services) -> IntentService:
     return IntentService(
-        app.db, IntentWorkflowClient(app.temporal), app.settings.intent_lifetime_seconds
+        app.db,
+        IntentWorkflowClient(app.temporal, app.settings.task_queue),
+        app.settings.intent_lifetime_seconds,
     )
 
 

@@ -103,7 +103,9 @@ def _token_customer(request: Request) -> str:
 
 def onboarding_service(app: Services) -> OnboardingService:
     return OnboardingService(
-        app.db, IntentWorkflowClient(app.temporal), app.settings.encryption_keys.get_secret_value()
+        app.db,
+        IntentWorkflowClient(app.temporal, app.settings.task_queue),
+        app.settings.encryption_keys.get_secret_value(),
     )
 
 

@@ -36,7 +36,7 @@ def _sandbox(request: Request) -> Services:
 
 
 def _service(app: Services) -> SandboxService:
-    return SandboxService(app.db, IntentWorkflowClient(app.temporal))
+    return SandboxService(app.db, IntentWorkflowClient(app.temporal, app.settings.task_queue))
 
 
 async def _project(request: Request, app: Services) -> Project:

@@ -119,7 +119,7 @@ async def redeliver(request: Request) -> Response:
 
     async def start(order: DeliveryOrder) -> None:
         # If Temporal cannot be reached (503), nothing is stored.
-        await start_delivery(app.temporal, order)
+        await start_delivery(app.temporal, order, app.settings.task_queue)
 
     async with app.db() as session:
         again = await delivery_log.redeliver(

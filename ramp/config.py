@@ -47,6 +47,9 @@ class Settings(BaseSettings):
     database_url: str = Field(default="", alias="DATABASE_URL")
     temporal_address: str = Field(default="127.0.0.1:7233", alias="TEMPORAL_ADDRESS")
     temporal_namespace: str = Field(default="default", alias="TEMPORAL_NAMESPACE")
+    # The task queue of the service's workflows and activities (the API starts them there,
+    # the worker polls it). One per test module keeps modules from touching each other.
+    task_queue: str = Field(default="ramp", min_length=1, alias="RAMP_TASK_QUEUE")
     # Public base address of this deployment, without the /v1 prefix. It is the JWT
     # issuer and the domain/URI a wallet sign-in message must name.
     public_url: str = Field(default="http://127.0.0.1:8000", alias="RAMP_PUBLIC_URL")

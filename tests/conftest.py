@@ -115,7 +115,7 @@ def temporal_client(temporal_env: WorkflowEnvironment) -> Client:
 
 
 @pytest.fixture(scope="session")
-def settings(
+def session_settings(
     database_url: str, temporal_env: WorkflowEnvironment, tmp_path_factory: pytest.TempPathFactory
 ) -> Settings:
     config = temporal_env.client.service_client.config
@@ -140,14 +140,30 @@ def derive_settings(base: Settings, **overrides: str) -> Settings:
         "RAMP_PUBLIC_URL": base.public_url,
         "RAMP_SIGNING_KEY": base.signing_key.get_secret_value(),
         "RAMP_ENCRYPTION_KEYS": base.encryption_keys.get_secret_value(),
+        "RAMP_TASK_QUEUE": base.task_queue,
         **overrides,
     }
     return Settings(**values)
 
 
 @pytest.fixture(scope="session")
-def migrated(settings: Settings) -> Settings:
-    upgrade(settings)
+def schema(session_settings: Settings) -> Settings:
+    """The database, migrated once for the session."""
+    upgrade(session_settings)
+    return session_settings
+
+
+@pytest.fixture(scope="module")
+def settings(session_settings: Settings, request: pytest.FixtureRequest) -> Settings:
+    """The session's settings with a task queue of the module's own: a workflow a module
+    leaves running finds no worker once the module is done, so it cannot write into the
+    next module's rows."""
+    module = request.module.__name__.rsplit(".", 1)[-1]
+    return derive_settings(session_settings, RAMP_TASK_QUEUE=f"ramp-{module}")
+
+
+@pytest.fixture(scope="module")
+def migrated(schema: Settings, settings: Settings) -> Settings:
     return settings
 
 
@@ -171,13 +187,13 @@ def _delete_all_rows(settings: Settings) -> None:
     engine.dispose()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 async def client(migrated: Settings) -> AsyncIterator[httpx.AsyncClient]:
     async with serve(create_app(migrated)) as http:
         yield http
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 async def sessions(migrated: Settings) -> AsyncIterator[async_sessionmaker[AsyncSession]]:
     """Database sessions for tests and for workers that tests start."""
     engine = create_engine(migrated)
@@ -238,18 +254,25 @@ async def customer(client: httpx.AsyncClient, project: ProjectCredentials) -> di
     return await make_customer(client, project)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def secret_box(migrated: Settings) -> SecretBox:
     return SecretBox.from_settings(migrated)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 async def worker(
-    temporal_client: Client, sessions: async_sessionmaker[AsyncSession], secret_box: SecretBox
+    temporal_client: Client,
+    sessions: async_sessionmaker[AsyncSession],
+    secret_box: SecretBox,
+    migrated: Settings,
 ) -> AsyncIterator[Worker]:
-    """The service's worker, polling the test server for the whole session. Webhook
+    """The service's worker, polling the module's task queue of the test server. Webhook
     retries come fast here; tests/test_webhook_schedule.py proves the real schedule."""
     async with build_worker(
-        temporal_client, sessions, secret_box, delivery=FAST_DELIVERY
+        temporal_client,
+        sessions,
+        secret_box,
+        delivery=FAST_DELIVERY,
+        task_queue=migrated.task_queue,
     ) as running:
         yield running

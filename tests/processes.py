@@ -49,6 +49,7 @@ def worker_environment(settings: Settings, **extra: str) -> dict[str, str]:
         "RAMP_PUBLIC_URL": settings.public_url,
         "RAMP_SIGNING_KEY": settings.signing_key.get_secret_value(),
         "RAMP_ENCRYPTION_KEYS": settings.encryption_keys.get_secret_value(),
+        "RAMP_TASK_QUEUE": settings.task_queue,
         **extra,
     }
 
@@ -83,7 +84,10 @@ class WorkerProcesses:
         identity = f"{process.pid}@"
         request = DescribeTaskQueueRequest(
             namespace="default",
-            task_queue=TaskQueue(name=TASK_QUEUE, kind=TaskQueueKind.TASK_QUEUE_KIND_NORMAL),
+            task_queue=TaskQueue(
+                name=self._env.get("RAMP_TASK_QUEUE", TASK_QUEUE),
+                kind=TaskQueueKind.TASK_QUEUE_KIND_NORMAL,
+            ),
             task_queue_type=TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
         )
         try:

@@ -19,7 +19,6 @@ from ramp.config import Settings
 from ramp.db.tables import OnboardingSubmission, OnboardingVerdict, WalletNonce
 from ramp.db.types import utcnow
 from ramp.housekeeping import SCHEDULE_ID, NoncePurge, NoncePurgeResult
-from ramp.temporal import TASK_QUEUE
 from tests.histories.record import HISTORIES
 from tests.payments import get_intent, step_status
 from tests.test_onboarding_api import (
@@ -35,7 +34,7 @@ from workflows.housekeeping import PurgeExpiredNonces
 
 
 async def test_purge_deletes_only_dead_nonces(
-    temporal_client: Client, worker: Worker, db: AsyncSession
+    temporal_client: Client, worker: Worker, db: AsyncSession, migrated: Settings
 ) -> None:
     now = utcnow()
     day = timedelta(days=1)
@@ -60,7 +59,7 @@ async def test_purge_deletes_only_dead_nonces(
         PurgeExpiredNonces.run,
         NoncePurge(retention_seconds=24 * 3600),
         id=f"purge-{uuid.uuid4()}",
-        task_queue=TASK_QUEUE,
+        task_queue=migrated.task_queue,
     )
     assert result == NoncePurgeResult(deleted=2)
     left = set((await db.exec(select(WalletNonce.nonce))).all())
@@ -98,7 +97,7 @@ async def test_submissions_are_purged_after_retention_leaving_the_verdict(
             PurgeExpiredNonces.run,
             NoncePurge(kyc_retention_seconds=kyc_retention_seconds),
             id=f"purge-{uuid.uuid4()}",
-            task_queue=TASK_QUEUE,
+            task_queue=migrated.task_queue,
         )
 
     # Ended moments ago: within an hour's retention, and the worker's 90 days, all stay.

@@ -41,7 +41,6 @@ from ramp.intents.service import IntentOrder, body_fingerprint, intent_id_for_ke
 from ramp.intents.states import IntentStatus, ProviderEventType
 from ramp.money import format_amount
 from ramp.security.encryption import SecretBox
-from ramp.temporal import TASK_QUEUE
 from tests.conftest import (
     BIN,
     ProjectCredentials,
@@ -123,9 +122,12 @@ async def skipping_worker(
     sessions: async_sessionmaker[AsyncSession],
     secret_box: SecretBox,
     atlas: RecordingProvider,
+    migrated: Settings,
 ) -> AsyncIterator[Worker]:
     adapters = ProviderAdapters({atlas.provider.code: atlas})
-    async with build_worker(skipping_client, sessions, secret_box, adapters=adapters) as running:
+    async with build_worker(
+        skipping_client, sessions, secret_box, adapters=adapters, task_queue=migrated.task_queue
+    ) as running:
         yield running
 
 
@@ -371,6 +373,7 @@ async def _orphan(
     external_id: str,
     key: str,
     opened: list[str],
+    task_queue: str,
 ) -> tuple[str, tuple[str, str], str, WorkflowHandle[Any, Any]]:
     """What a server restart can leave: an onboarded customer's intent workflow started
     by update-with-start whose `open` update was lost. Returns (token, accounts, intent
@@ -404,7 +407,7 @@ async def _orphan(
             ),
         ),
         id=workflow_id(intent_id),
-        task_queue=TASK_QUEUE,
+        task_queue=task_queue,
     )
     return token, accounts, intent_id, handle
 
@@ -415,12 +418,13 @@ async def test_an_intent_whose_open_update_was_lost_is_opened_by_its_workflow(
     skipping_client: Client,
     project: ProjectCredentials,
     opened: list[str],
+    migrated: Settings,
 ) -> None:
     """Nobody retries: within OPEN_UPDATE_WAIT the workflow opens the intent itself; a
     provider event that came before waits for it instead of being dropped."""
     key = "lost-open-nobody-retries"
     token, accounts, intent_id, handle = await _orphan(
-        http, skipping_client, project, "lost-open", key, opened
+        http, skipping_client, project, "lost-open", key, opened, migrated.task_queue
     )
     await handle.signal(
         IntentWorkflow.report_provider_event,
@@ -456,12 +460,19 @@ async def test_a_retry_after_a_repaired_intent_finished_does_not_start_it_again(
     skipping_client: Client,
     project: ProjectCredentials,
     opened: list[str],
+    migrated: Settings,
 ) -> None:
     """The workflow opened the intent itself and it ended, with no `open` update in its
     history: a retry must answer from the final intent, not start a new workflow run."""
     key = "lost-open-finished"
     token, accounts, intent_id, handle = await _orphan(
-        http, skipping_client, project, "lost-open-finished", key, opened
+        http,
+        skipping_client,
+        project,
+        "lost-open-finished",
+        key,
+        opened,
+        migrated.task_queue,
     )
     await skipping_env.sleep(OPEN_UPDATE_WAIT + timedelta(seconds=1))
     envelope = await wait_for_intent(

@@ -21,7 +21,6 @@ from ramp.db.tables import IntentRow
 from ramp.intents.lifecycle import workflow_id
 from ramp.intents.models import IntentRequest
 from ramp.intents.service import intent_id_for_key
-from ramp.temporal import TASK_QUEUE
 from tests.conftest import ProjectCredentials, derive_settings, serve
 from tests.payments import (
     ACH,
@@ -80,6 +79,7 @@ async def test_a_replay_delivers_an_open_update_the_server_lost(
     customer: dict[str, Any],
     temporal_client: Client,
     db: AsyncSession,
+    migrated: Settings,
 ) -> None:
     """The state a server restart leaves behind: rows written by an `open` that was never
     accepted, and a running workflow of that id without state. A retry with the key must
@@ -107,7 +107,7 @@ async def test_a_replay_delivers_an_open_update_the_server_lost(
             fingerprint=row.fingerprint,
         ),
         id=workflow_id(intent_id),
-        task_queue=TASK_QUEUE,
+        task_queue=migrated.task_queue,
     )
     assert "RampIntentStatus" not in attributes(await orphan.describe())
 

@@ -71,7 +71,13 @@ async def http(
         address = env.client.service_client.config.target_host
         adapters = ProviderAdapters({atlas.provider.code: atlas})
         async with (
-            build_worker(service_client(env), sessions, secret_box, adapters=adapters),
+            build_worker(
+                service_client(env),
+                sessions,
+                secret_box,
+                adapters=adapters,
+                task_queue=migrated.task_queue,
+            ),
             serve(create_app(derive_settings(migrated, TEMPORAL_ADDRESS=address))) as client,
         ):
             yield client

@@ -160,7 +160,12 @@ async def test_upgrade_encrypts_existing_accounts_and_customers_in_place(
         try:
             box = SecretBox.from_settings(old)
             async with (
-                build_worker(own_client, engines.session_factory(engine), box),
+                build_worker(
+                    own_client,
+                    engines.session_factory(engine),
+                    box,
+                    task_queue=old.task_queue,
+                ),
                 serve(create_app(old)) as client,
             ):
                 retrieved = await client.post(
@@ -214,7 +219,12 @@ async def test_upgrade_keeps_amounts_exactly_as_they_were_sent(
                 credentials = await make_project(session, db)
             box = SecretBox.from_settings(db)
             async with (
-                build_worker(own_client, engines.session_factory(engine), box),
+                build_worker(
+                    own_client,
+                    engines.session_factory(engine),
+                    box,
+                    task_queue=db.task_queue,
+                ),
                 serve(create_app(db)) as client,
             ):
                 customer = await client.post(
@@ -246,7 +256,12 @@ async def test_upgrade_keeps_amounts_exactly_as_they_were_sent(
         try:
             box = SecretBox.from_settings(db)
             async with (
-                build_worker(own_client, engines.session_factory(engine), box),
+                build_worker(
+                    own_client,
+                    engines.session_factory(engine),
+                    box,
+                    task_queue=db.task_queue,
+                ),
                 serve(create_app(db)) as client,
             ):
                 for intent_id, amount in intents.items():

@@ -21,6 +21,7 @@ from temporalio.client import Client
 from temporalio.worker import Worker
 
 from activities.webhooks import WebhookOutbox
+from ramp.config import Settings
 from ramp.db.tables import WebhookDelivery, WebhookEventRow
 from ramp.security.encryption import SecretBox
 from tests.conftest import FAST_DELIVERY, ProjectCredentials, make_customer
@@ -33,8 +34,8 @@ from worker import build_worker
 class DispatchFailsOnce(WebhookOutbox):
     """The outbox, except that its first start of deliveries fails after the commit."""
 
-    def __init__(self, client: Client) -> None:
-        super().__init__(client, FAST_DELIVERY)
+    def __init__(self, client: Client, task_queue: str) -> None:
+        super().__init__(client, FAST_DELIVERY, task_queue)
         self.failures = 0
 
     async def dispatch(self, delivery_ids: Sequence[str]) -> None:
@@ -45,8 +46,8 @@ class DispatchFailsOnce(WebhookOutbox):
 
 
 @pytest.fixture(scope="module")
-def outbox(own_client: Client) -> DispatchFailsOnce:
-    return DispatchFailsOnce(own_client)
+def outbox(own_client: Client, migrated: Settings) -> DispatchFailsOnce:
+    return DispatchFailsOnce(own_client, migrated.task_queue)
 
 
 @pytest.fixture(scope="module")
@@ -55,8 +56,11 @@ async def own_worker(
     sessions: async_sessionmaker[AsyncSession],
     secret_box: SecretBox,
     outbox: DispatchFailsOnce,
+    migrated: Settings,
 ) -> AsyncIterator[Worker]:
-    async with build_worker(own_client, sessions, secret_box, outbox=outbox) as running:
+    async with build_worker(
+        own_client, sessions, secret_box, outbox=outbox, task_queue=migrated.task_queue
+    ) as running:
         yield running
 
 

@@ -22,7 +22,6 @@ from temporalio.worker import Worker
 from ramp.config import Settings
 from ramp.db.tables import WebhookAttempt, WebhookDelivery
 from ramp.security.encryption import SecretBox
-from ramp.temporal import TASK_QUEUE
 from ramp.webhooks.dispatch import delivery_workflow_id
 from ramp.webhooks.models import (
     RETRY_DELAYS_SECONDS,
@@ -57,9 +56,14 @@ def skipping_client(skipping_env: WorkflowEnvironment) -> Client:
 
 @pytest.fixture(scope="module")
 async def skipping_worker(
-    skipping_client: Client, sessions: async_sessionmaker[AsyncSession], secret_box: SecretBox
+    skipping_client: Client,
+    sessions: async_sessionmaker[AsyncSession],
+    secret_box: SecretBox,
+    migrated: Settings,
 ) -> AsyncIterator[Worker]:
-    async with build_worker(skipping_client, sessions, secret_box) as running:
+    async with build_worker(
+        skipping_client, sessions, secret_box, task_queue=migrated.task_queue
+    ) as running:
         yield running
 
 
@@ -78,7 +82,7 @@ async def deliver_one(
         WebhookDeliveryWorkflow.run,
         DeliveryOrder(delivery_id=delivery_id, policy=DeliveryPolicy()),
         id=delivery_workflow_id(delivery_id),
-        task_queue=TASK_QUEUE,
+        task_queue=migrated.task_queue,
     )
     return delivery_id, outcome
 

@@ -48,8 +48,9 @@ class WorkflowEnded(Exception):
 
 
 class IntentWorkflowClient:
-    def __init__(self, client: Client) -> None:
+    def __init__(self, client: Client, task_queue: str = TASK_QUEUE) -> None:
         self._client = client
+        self._task_queue = task_queue
 
     async def open(
         self, request: IntentRequest, request_id: str, *, reopen: bool, rpc_timeout: timedelta
@@ -60,7 +61,7 @@ class IntentWorkflowClient:
             WORKFLOW_TYPE,
             request,
             id=workflow_id(request.intent_id),
-            task_queue=TASK_QUEUE,
+            task_queue=self._task_queue,
             result_type=IntentOutcome,
             # A retry with the same Idempotency-Key joins the running workflow.
             id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,

@@ -21,7 +21,9 @@ def delivery_workflow_id(delivery_id: str) -> str:
     return f"webhook-delivery-{delivery_id}"
 
 
-async def start_delivery(client: Client, order: DeliveryOrder) -> bool:
+async def start_delivery(
+    client: Client, order: DeliveryOrder, task_queue: str = temporal.TASK_QUEUE
+) -> bool:
     """Starts the delivery unless it was started before (a retried write, or the outbox
     sweeper, starts again); True if this call started it."""
     try:
@@ -29,7 +31,7 @@ async def start_delivery(client: Client, order: DeliveryOrder) -> bool:
             DELIVERY_WORKFLOW,
             order,
             id=delivery_workflow_id(order.delivery_id),
-            task_queue=temporal.TASK_QUEUE,
+            task_queue=task_queue,
             id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE,
             result_type=AttemptOutcome,
         )

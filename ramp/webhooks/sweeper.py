@@ -23,6 +23,7 @@ from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 from temporalio.client import Client
 
+from ramp import temporal
 from ramp.db.tables import WebhookDelivery
 from ramp.db.types import utcnow
 from ramp.webhooks.dispatch import start_delivery
@@ -49,12 +50,14 @@ class OutboxSweeper:
         client: Client,
         policy: DeliveryPolicy,
         *,
+        task_queue: str = temporal.TASK_QUEUE,
         interval_seconds: float = SWEEP_INTERVAL_SECONDS,
         grace_seconds: float = GRACE_SECONDS,
         batch_size: int = BATCH_SIZE,
     ) -> None:
         self._db = db
         self._client = client
+        self._task_queue = task_queue
         self._policy = policy
         self._redelivery_policy = DeliveryPolicy(
             retry_delays_seconds=REDELIVERY_POLICY_DELAYS, timeout_seconds=policy.timeout_seconds
@@ -89,6 +92,7 @@ class OutboxSweeper:
                         delivery_id=id_,
                         policy=self._policy if redelivery_of is None else self._redelivery_policy,
                     ),
+                    self._task_queue,
                 )
                 for id_, _, redelivery_of in rows
             )
