@@ -8,47 +8,41 @@ per database); each run gets a schema of its own there, dropped at the end.
 from __future__ import annotations
 
 import asyncio
-import base64
 import os
-import sys
 import uuid
 from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from asgi_lifespan import LifespanManager
 from sqlalchemy import create_engine as create_sync_engine
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import async_sessionmaker
 from sqlmodel import SQLModel
 from sqlmodel.ext.asyncio.session import AsyncSession
-from starlette.types import ASGIApp
 from temporalio.client import Client
-from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Worker
 
 from api.app import create_app
-from devstack.temporal_server import THROTTLE_LIFTING_DYNAMIC_CONFIG
-from ramp import projects
-from ramp.config import Environment, Settings, sync_database_url
+from ramp.config import Settings, sync_database_url
 from ramp.db.engine import create_engine, session_factory
 from ramp.db.migrate import upgrade
 from ramp.security.encryption import SecretBox
 from ramp.security.keys import generated_keys
-from ramp.temporal import SEARCH_ATTRIBUTES
-from ramp.webhooks.models import DeliveryPolicy
+from tests.helpers.projects import ProjectCredentials, make_customer, make_project
+from tests.helpers.servers import (
+    FAST_DELIVERY,
+    derive_settings,
+    dev_server,
+    serve,
+    service_client,
+)
 from worker import build_worker
 
-BIN = Path(sys.executable).parent
 # Fixtures of tests that run the service as processes (their own Temporal server), and
 # the exit that dodges the SDK's crash at interpreter finalisation without hiding errors.
-pytest_plugins = ["tests.processes", "tests.exit_guard"]
-FAST_DELIVERY = DeliveryPolicy(retry_delays_seconds=(0.2, 0.2, 0.2, 0.2, 0.2), timeout_seconds=5)
+pytest_plugins = ["tests.helpers.processes", "tests.exit_guard"]
 
 
 @pytest.fixture(scope="session")
@@ -68,39 +62,6 @@ def database_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         with admin.begin() as connection:
             connection.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
         admin.dispose()
-
-
-@asynccontextmanager
-async def dev_server() -> AsyncIterator[WorkflowEnvironment]:
-    """A Temporal dev server as `ramp dev` runs it (throttle lifted, search attributes)."""
-    extra = [
-        arg
-        for key, value in THROTTLE_LIFTING_DYNAMIC_CONFIG.items()
-        for arg in ("--dynamic-config-value", f"{key}={value}")
-    ]
-    async with await WorkflowEnvironment.start_local(
-        dev_server_existing_path=str(BIN / "temporal"),
-        search_attributes=SEARCH_ATTRIBUTES,
-        dev_server_extra_args=extra,
-        ui=False,
-    ) as env:
-        yield env
-
-
-def service_client(env: WorkflowEnvironment) -> Client:
-    """A client of `env` configured like the service's own (pydantic payloads)."""
-    return Client(
-        env.client.service_client, namespace="default", data_converter=pydantic_data_converter
-    )
-
-
-@asynccontextmanager
-async def serve(application: ASGIApp) -> AsyncIterator[httpx.AsyncClient]:
-    """An HTTP client of `application`, served in-process through its lifespan."""
-    async with LifespanManager(application) as manager:
-        transport = httpx.ASGITransport(app=manager.app, raise_app_exceptions=False)
-        async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as http:
-            yield http
 
 
 @pytest.fixture(scope="session")
@@ -128,22 +89,6 @@ def session_settings(
         RAMP_PUBLIC_URL="http://testserver",
         **keys,
     )
-
-
-def derive_settings(base: Settings, **overrides: str) -> Settings:
-    """`base` with some values replaced (by environment variable name)."""
-    values: dict[str, Any] = {
-        "RAMP_ENV": base.ramp_env.value,
-        "RAMP_DATA_DIR": str(base.data_dir),
-        "DATABASE_URL": base.database_url,
-        "TEMPORAL_ADDRESS": base.temporal_address,
-        "RAMP_PUBLIC_URL": base.public_url,
-        "RAMP_SIGNING_KEY": base.signing_key.get_secret_value(),
-        "RAMP_ENCRYPTION_KEYS": base.encryption_keys.get_secret_value(),
-        "RAMP_TASK_QUEUE": base.task_queue,
-        **overrides,
-    }
-    return Settings(**values)
 
 
 @pytest.fixture(scope="session")
@@ -207,46 +152,9 @@ async def db(sessions: async_sessionmaker[AsyncSession]) -> AsyncIterator[AsyncS
         yield session
 
 
-@dataclass(frozen=True)
-class ProjectCredentials:
-    organization_id: str
-    project_id: str
-    client_id: str
-    client_secret: str
-
-    @property
-    def basic(self) -> dict[str, str]:
-        raw = f"{self.client_id}:{self.client_secret}".encode()
-        return {"Authorization": "Basic " + base64.b64encode(raw).decode()}
-
-
-async def make_project(
-    db: AsyncSession, settings: Settings, name: str = "Test project"
-) -> ProjectCredentials:
-    created = await projects.create_project(
-        db, name=name, environment=Environment.SANDBOX, secret_box=SecretBox.from_settings(settings)
-    )
-    return ProjectCredentials(
-        created.organizationId, created.projectId, created.clientId, created.clientSecret
-    )
-
-
 @pytest.fixture
 async def project(db: AsyncSession, migrated: Settings) -> ProjectCredentials:
     return await make_project(db, migrated)
-
-
-async def make_customer(
-    client: httpx.AsyncClient, project: ProjectCredentials, external_id: str = "user-1"
-) -> dict[str, Any]:
-    response = await client.post("/v1/customers", json={"id": external_id}, headers=project.basic)
-    assert response.status_code in (200, 201), response.text
-    body: dict[str, Any] = response.json()
-    return body
-
-
-def bearer(token: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}"}
 
 
 @pytest.fixture

@@ -23,8 +23,8 @@ from ramp.security.authentication import project_by_client_credentials
 from ramp.security.encryption import SecretBox
 from ramp.security.tokens import TokenService
 from ramp.webhooks import delivery_log, endpoints
-from tests.conftest import ProjectCredentials
-from tests.payments import ACH, wallet
+from tests.helpers.payments import ACH, wallet
+from tests.helpers.projects import ProjectCredentials
 
 SIGNER = "0x" + "ab" * 20
 

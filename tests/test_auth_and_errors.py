@@ -16,28 +16,15 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 
 from ramp.config import Settings
 from ramp.security.tokens import CustomerClaims, TokenService
-from tests.conftest import ProjectCredentials, bearer, make_project
+from tests.helpers.errors import assert_envelope
+from tests.helpers.projects import ProjectCredentials, bearer, make_project
 
-ENVELOPE_KEYS = {"statusCode", "error", "code", "message", "details"}
 PROJECT_ENDPOINTS = [
     ("POST", "/v1/customers"),
     ("GET", "/v1/currencies/supported"),
     ("GET", "/v1/providers"),
     ("GET", "/v1/external-accounts/requirements?src=USD&dest=USDC_ETHEREUM"),
 ]
-
-
-def assert_envelope(response: httpx.Response, status: int, code: str) -> dict[str, Any]:
-    assert response.status_code == status, response.text
-    assert response.headers["content-type"].startswith("application/json")
-    body: dict[str, Any] = response.json()
-    assert set(body) == ENVELOPE_KEYS
-    assert body["statusCode"] == status
-    assert body["code"] == code
-    assert isinstance(body["message"], str)
-    assert body["message"]
-    assert "Traceback" not in response.text
-    return body
 
 
 def _b64(raw: bytes) -> str:

@@ -41,16 +41,9 @@ from ramp.catalog import MovementType, Rail
 from ramp.intents.models import BankDepositInstructions, CryptoDepositInstructions
 from ramp.intents.states import ProviderEventType as E
 from ramp.intents.states import StepOutcome
+from tests.helpers.webhook_receiver import receiving
 from tests.simulators.bridge import BridgeSimulator, Fault, running
-from tests.simulators.bridge_data import (
-    WALLET,
-    onramp,
-    profile,
-    sepa_account,
-    us_account,
-    wallet,
-)
-from tests.webhook_receiver import receiving
+from tests.simulators.bridge_data import WALLET, onramp, profile, sepa_account, us_account, wallet
 
 GOOD_KEY = "sk-test-simulated-key"
 

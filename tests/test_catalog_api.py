@@ -11,7 +11,7 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 
 from ramp.catalog import provider_by_code
 from ramp.db.tables import ProviderAccount
-from tests.conftest import ProjectCredentials
+from tests.helpers.projects import ProjectCredentials
 
 ATLAS = provider_by_code("sandbox_atlas")
 BEACON = provider_by_code("sandbox_beacon")

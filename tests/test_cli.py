@@ -3,26 +3,13 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 from ramp.config import Settings
 from ramp.security.credentials import client_secret_matches
 from ramp.security.tokens import CustomerClaims, TokenService
-
-
-def ramp(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    clean = {k: v for k, v in os.environ.items() if not k.startswith(("RAMP_", "DATABASE"))}
-    return subprocess.run(
-        [sys.executable, "-m", "devstack", *args],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env={**clean, **(env or {})},
-        check=False,
-    )
+from tests.helpers.cli import ramp
 
 
 def trust_issuer(

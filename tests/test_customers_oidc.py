@@ -13,8 +13,8 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from ramp import projects
-from tests.conftest import ProjectCredentials
-from tests.identity_provider import JwksServer, public_jwk, serve_jwks
+from tests.helpers.identity_provider import JwksServer, public_jwk, serve_jwks
+from tests.helpers.projects import ProjectCredentials
 
 ISSUER = "https://login.example/tenant"
 AUDIENCE = "ramp-app"

@@ -22,8 +22,8 @@ from ramp.db.migrate import upgrade
 from ramp.db.tables import Organization
 from ramp.security.keys import dev_keys, generated_keys
 from ramp.security.tokens import TokenService
-from tests.conftest import ProjectCredentials
-from tests.payments import ACH, SEPA, bank, create_intent, register_accounts, wallet
+from tests.helpers.payments import ACH, SEPA, bank, create_intent, register_accounts, wallet
+from tests.helpers.projects import ProjectCredentials
 
 EMAIL = "alex.morgan@example.com"
 SIGNER = "0x" + "cd" * 20

@@ -16,8 +16,8 @@ import pytest
 
 from ramp.config import Settings
 from ramp.security.tokens import TokenService
-from tests.payments import create_intent, register_accounts
-from tests.test_onboarding_api import start_onboarding
+from tests.helpers.onboarding import start_onboarding
+from tests.helpers.payments import create_intent, register_accounts
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC_PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]

@@ -21,8 +21,8 @@ from api import schemas
 from api.errors import validation_details
 from ramp.config import Settings
 from ramp.onboarding import forms
-from tests.conftest import ProjectCredentials
-from tests.test_auth_and_errors import assert_envelope
+from tests.helpers.errors import assert_envelope
+from tests.helpers.projects import ProjectCredentials
 
 REF = "#/components/schemas/"
 

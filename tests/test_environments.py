@@ -12,7 +12,8 @@ from api.app import create_app
 from ramp import projects
 from ramp.config import Environment, Settings
 from ramp.security.encryption import SecretBox
-from tests.conftest import ProjectCredentials, bearer, derive_settings, serve
+from tests.helpers.projects import ProjectCredentials, bearer
+from tests.helpers.servers import derive_settings, serve
 
 
 @pytest.fixture

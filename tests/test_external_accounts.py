@@ -12,21 +12,10 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 
 from ramp.catalog import currency_by_code
 from ramp.db.tables import ExternalAccount
-from tests.conftest import ProjectCredentials, bearer, make_customer
-from tests.payments import ACH, wallet
+from tests.helpers.payments import ACH, onramp, wallet
+from tests.helpers.projects import ProjectCredentials, bearer, make_customer
 
 TIMESTAMP = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
-
-
-def onramp(**changes: Any) -> dict[str, Any]:
-    body = {
-        "src": "USD",
-        "dest": "USDC_ETHEREUM",
-        "source": copy.deepcopy(ACH),
-        "destination": wallet("USDC_ETHEREUM"),
-    }
-    body.update(changes)
-    return body
 
 
 async def count_accounts(db: AsyncSession) -> int:

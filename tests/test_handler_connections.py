@@ -19,7 +19,8 @@ from starlette.types import Receive, Scope, Send
 from api.app import create_app
 from api.services import Services
 from ramp.config import Settings
-from tests.conftest import ProjectCredentials, bearer, make_customer, serve
+from tests.helpers.projects import ProjectCredentials, bearer, make_customer
+from tests.helpers.servers import serve
 
 # (method, path, body, who): every body-reading endpoint this module's services serve.
 BODY_ENDPOINTS = [

@@ -8,7 +8,7 @@ import httpx
 
 from api.app import create_app
 from ramp.config import Settings
-from tests.conftest import derive_settings, serve
+from tests.helpers.servers import derive_settings, serve
 
 
 async def test_healthy_when_database_and_temporal_answer(client: httpx.AsyncClient) -> None:

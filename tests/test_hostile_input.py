@@ -18,8 +18,8 @@ from api.app import create_app
 from api.body import MAX_JSON_DEPTH
 from api.protocol import ENVELOPE_PROTOCOL, EnvelopeH11Protocol
 from ramp.config import Settings
-from tests.conftest import ProjectCredentials, bearer
-from tests.test_auth_and_errors import assert_envelope
+from tests.helpers.errors import assert_envelope
+from tests.helpers.projects import ProjectCredentials, bearer
 
 JSON = {"Content-Type": "application/json"}
 

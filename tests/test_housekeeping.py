@@ -19,9 +19,7 @@ from ramp.config import Settings
 from ramp.db.tables import OnboardingSubmission, OnboardingVerdict, WalletNonce
 from ramp.db.types import utcnow
 from ramp.housekeeping import SCHEDULE_ID, NoncePurge, NoncePurgeResult
-from tests.histories.record import HISTORIES
-from tests.payments import get_intent, step_status
-from tests.test_onboarding_api import (
+from tests.helpers.onboarding import (
     DOCUMENT_NUMBER,
     FIRST_NAME,
     TERMS,
@@ -29,6 +27,8 @@ from tests.test_onboarding_api import (
     start_onboarding,
     submit,
 )
+from tests.helpers.payments import get_intent, step_status
+from tests.histories.record import HISTORIES
 from worker import workflow_runner
 from workflows.housekeeping import PurgeExpiredNonces
 

@@ -36,7 +36,7 @@ from ramp.identity.wallet import (
     build_sign_in_message,
     verify_sign_in,
 )
-from tests.identity_provider import JwksServer, public_jwk, serve_jwks
+from tests.helpers.identity_provider import JwksServer, public_jwk, serve_jwks
 
 # --------------------------------------------------------------------------- wallet
 

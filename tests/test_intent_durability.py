@@ -20,12 +20,7 @@ from temporalio.client import Client, WorkflowExecutionStatus
 from ramp.config import Settings
 from ramp.intents.models import IntentOutcome
 from ramp.intents.states import IntentStatus
-from tests.conftest import (
-    ProjectCredentials,
-    bearer,
-    make_customer,
-)
-from tests.payments import (
+from tests.helpers.payments import (
     create_intent,
     get_intent,
     provider_event,
@@ -34,7 +29,8 @@ from tests.payments import (
     step_status,
     wait_for_intent,
 )
-from tests.processes import WorkerProcesses, worker_environment
+from tests.helpers.processes import WorkerProcesses, worker_environment
+from tests.helpers.projects import ProjectCredentials, bearer, make_customer
 from workflows.intents import IntentWorkflow
 
 # After a SIGKILL the workflow's next task first goes to the dead worker's sticky queue

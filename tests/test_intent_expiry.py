@@ -41,15 +41,7 @@ from ramp.intents.service import IntentOrder, body_fingerprint, intent_id_for_ke
 from ramp.intents.states import IntentStatus, ProviderEventType
 from ramp.money import format_amount
 from ramp.security.encryption import SecretBox
-from tests.conftest import (
-    BIN,
-    ProjectCredentials,
-    derive_settings,
-    make_customer,
-    serve,
-    service_client,
-)
-from tests.payments import (
+from tests.helpers.payments import (
     complete_onboarding,
     create_intent,
     get_intent,
@@ -58,6 +50,8 @@ from tests.payments import (
     step_outcome,
     wait_for_intent,
 )
+from tests.helpers.projects import ProjectCredentials, make_customer
+from tests.helpers.servers import BIN, derive_settings, serve, service_client
 from worker import build_worker
 from workflows.intents import OPEN_UPDATE_WAIT, IntentWorkflow
 

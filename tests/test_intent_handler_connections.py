@@ -20,9 +20,10 @@ from starlette.types import Receive, Scope, Send
 from api.app import create_app
 from api.services import Services
 from ramp.config import Settings
-from tests.conftest import ProjectCredentials, bearer, make_customer, serve
-from tests.payments import register_accounts
-from tests.test_onboarding_api import TERMS, start_onboarding
+from tests.helpers.onboarding import TERMS, start_onboarding
+from tests.helpers.payments import register_accounts
+from tests.helpers.projects import ProjectCredentials, bearer, make_customer
+from tests.helpers.servers import serve
 
 
 class ConnectionCount:

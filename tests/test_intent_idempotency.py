@@ -21,8 +21,7 @@ from ramp.db.tables import IntentRow
 from ramp.intents.lifecycle import workflow_id
 from ramp.intents.models import IntentRequest
 from ramp.intents.service import intent_id_for_key
-from tests.conftest import ProjectCredentials, derive_settings, serve
-from tests.payments import (
+from tests.helpers.payments import (
     ACH,
     BTC_ADDRESS,
     WIRE,
@@ -35,6 +34,8 @@ from tests.payments import (
     wait_for_intent,
     wallet,
 )
+from tests.helpers.projects import ProjectCredentials
+from tests.helpers.servers import derive_settings, serve
 from workflows.intents import IntentWorkflow
 
 pytestmark = pytest.mark.usefixtures("worker")

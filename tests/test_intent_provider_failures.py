@@ -27,16 +27,9 @@ from ramp.catalog import provider_by_code
 from ramp.config import Settings
 from ramp.errors import ProviderFailed, ProviderRefusal
 from ramp.security.encryption import SecretBox
-from tests.conftest import (
-    ProjectCredentials,
-    bearer,
-    derive_settings,
-    dev_server,
-    make_customer,
-    serve,
-    service_client,
-)
-from tests.payments import complete_onboarding, create_intent, register_accounts
+from tests.helpers.payments import complete_onboarding, create_intent, register_accounts
+from tests.helpers.projects import ProjectCredentials, bearer, make_customer
+from tests.helpers.servers import derive_settings, dev_server, serve, service_client
 from worker import build_worker
 
 

@@ -30,8 +30,8 @@ from ramp.errors import (
 from ramp.intents import workflow_client
 from ramp.intents.service import IntentOrder, IntentService
 from ramp.intents.workflow_client import IntentWorkflowClient
-from tests.conftest import ProjectCredentials
-from tests.payments import register_accounts
+from tests.helpers.payments import register_accounts
+from tests.helpers.projects import ProjectCredentials
 from workflows.intents import IntentWorkflow
 
 pytestmark = pytest.mark.usefixtures("worker")

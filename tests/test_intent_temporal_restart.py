@@ -26,8 +26,7 @@ from api.app import create_app
 from devstack.temporal_server import dev_server_args, wait_until_serving
 from ramp.config import Settings
 from ramp.intents.lifecycle import workflow_id
-from tests.conftest import ProjectCredentials, derive_settings, make_customer, serve
-from tests.payments import (
+from tests.helpers.payments import (
     complete_onboarding,
     create_intent,
     get_intent,
@@ -35,7 +34,9 @@ from tests.payments import (
     register_accounts,
     wait_for_intent,
 )
-from tests.processes import WorkerProcesses, worker_environment
+from tests.helpers.processes import WorkerProcesses, worker_environment
+from tests.helpers.projects import ProjectCredentials, make_customer
+from tests.helpers.servers import derive_settings, serve
 
 CREATES = 12
 # After the restart the workflows' tasks first go to sticky queues of the worker's

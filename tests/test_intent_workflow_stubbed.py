@@ -51,7 +51,7 @@ from ramp.intents.models import (
 )
 from ramp.intents.states import IntentStatus, ProviderEventType, TransactionStatus
 from ramp.webhooks.models import IntentChange
-from tests.conftest import BIN, service_client
+from tests.helpers.servers import BIN, service_client
 from worker import workflow_runner
 from workflows.intents import IntentWorkflow
 

@@ -19,8 +19,7 @@ from ramp.catalog import provider_by_code
 from ramp.config import Settings
 from ramp.intents.lifecycle import workflow_id
 from ramp.intents.service import intent_id_for_key
-from tests.conftest import ProjectCredentials, bearer, make_customer, make_project
-from tests.payments import (
+from tests.helpers.payments import (
     ACH,
     ATLAS,
     BEACON,
@@ -38,6 +37,7 @@ from tests.payments import (
     wait_for_intent,
     wallet,
 )
+from tests.helpers.projects import ProjectCredentials, bearer, make_customer, make_project
 from workflows.intents import IntentWorkflow
 
 pytestmark = pytest.mark.usefixtures("worker")

@@ -28,8 +28,7 @@ from ramp.db.migrate import alembic_config, upgrade
 from ramp.db.types import UTCDateTime, utcnow
 from ramp.security.encryption import SecretBox
 from ramp.security.tokens import TokenService
-from tests.conftest import derive_settings, make_project, serve
-from tests.payments import (
+from tests.helpers.payments import (
     ACH,
     EVM_ADDRESS,
     create_intent,
@@ -37,6 +36,8 @@ from tests.payments import (
     register_accounts,
     wallet,
 )
+from tests.helpers.projects import make_project
+from tests.helpers.servers import derive_settings, serve
 from worker import build_worker
 
 SIGNER = "0x" + "ab" * 20

@@ -13,14 +13,14 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 
 from ramp.intents.models import IntentRequest
 from ramp.money import Amount, AmountProblem, CurrencyMismatch, Money, format_amount
-from tests.conftest import ProjectCredentials
-from tests.payments import (
+from tests.helpers.payments import (
     complete_onboarding,
     create_intent,
     get_intent,
     register_accounts,
     wallet,
 )
+from tests.helpers.projects import ProjectCredentials
 
 
 @pytest.mark.parametrize(

@@ -21,10 +21,10 @@ from temporalio.client import Client
 import ramp.onboarding.service
 from ramp.config import Settings
 from ramp.db.tables import OnboardingSubmission
-from tests.conftest import ProjectCredentials, make_customer
-from tests.payments import step_status, wait_for_intent
-from tests.processes import WorkerProcesses, worker_environment
-from tests.test_onboarding_api import TERMS, kyc_basic, start_onboarding, submit
+from tests.helpers.onboarding import TERMS, kyc_basic, start_onboarding, submit
+from tests.helpers.payments import step_status, wait_for_intent
+from tests.helpers.processes import WorkerProcesses, worker_environment
+from tests.helpers.projects import ProjectCredentials, make_customer
 
 # After a SIGKILL the next task waits for the dead worker's sticky queue (about 10 s).
 AFTER_RESTART_TIMEOUT = 45.0

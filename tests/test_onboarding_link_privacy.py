@@ -15,8 +15,8 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 
 from ramp.config import Settings
 from ramp.security.tokens import TokenService
-from tests.conftest import ProjectCredentials, make_customer, make_project
-from tests.test_onboarding_api import start_onboarding
+from tests.helpers.onboarding import start_onboarding
+from tests.helpers.projects import ProjectCredentials, make_customer, make_project
 
 pytestmark = pytest.mark.usefixtures("worker")
 

@@ -28,10 +28,11 @@ from playwright.async_api import Browser, ConsoleMessage, FrameLocator, Page, ex
 from api.app import create_app
 from ramp.config import Settings
 from ramp.security.tokens import TokenService
-from tests.browser import bound_socket, chromium, host_app, screenshots_dir, served
-from tests.conftest import ProjectCredentials, bearer, derive_settings
-from tests.payments import BTC_ADDRESS, register_accounts, wallet
-from tests.test_onboarding_api import FIRST_NAME, png
+from tests.helpers.browser import bound_socket, chromium, host_app, screenshots_dir, served
+from tests.helpers.onboarding import FIRST_NAME, png
+from tests.helpers.payments import BTC_ADDRESS, register_accounts, wallet
+from tests.helpers.projects import ProjectCredentials, bearer
+from tests.helpers.servers import derive_settings
 
 DOCS_IMAGE = Path(__file__).resolve().parent.parent / "docs" / "images" / "onboarding.png"
 # Generous for a loaded CI machine; every wait is on a condition, never a fixed sleep.

@@ -6,22 +6,21 @@ from typing import Any
 
 import httpx
 import pytest
-from jsonschema import Draft202012Validator
 from openapi_spec_validator import validate
 from starlette.routing import Route
 
 from api.openapi import OPERATIONS, openapi_document
 from api.routes import V1
 from ramp.catalog import Rail, all_currencies
-from tests.conftest import ProjectCredentials, bearer
-from tests.payments import complete_onboarding, create_intent, provider_event, register_accounts
-from tests.test_external_accounts import onramp
-
-
-def conforms(document: dict[str, Any], component: str, instance: object) -> None:
-    schema = {"$ref": f"#/components/schemas/{component}", "components": document["components"]}
-    errors = list(Draft202012Validator(schema).iter_errors(instance))
-    assert errors == [], [error.message for error in errors]
+from tests.helpers.openapi import conforms
+from tests.helpers.payments import (
+    complete_onboarding,
+    create_intent,
+    onramp,
+    provider_event,
+    register_accounts,
+)
+from tests.helpers.projects import ProjectCredentials, bearer
 
 
 async def test_document_is_valid_openapi(client: httpx.AsyncClient) -> None:

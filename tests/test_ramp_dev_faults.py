@@ -20,8 +20,8 @@ import httpx
 import pytest
 
 from bench.sandbox import SandboxProcess
-from tests.payments import ACH, wait_for_intent, wallet
-from tests.webhook_receiver import Received, receiving
+from tests.helpers.payments import ACH, wait_for_intent, wallet
+from tests.helpers.webhook_receiver import Received, receiving
 
 BURST = 16
 CONCURRENCY = 8

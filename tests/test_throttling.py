@@ -23,7 +23,8 @@ from api.app import create_app
 from api.openapi import openapi_document
 from ramp.config import Settings
 from ramp.db.tables import WalletNonce
-from tests.conftest import ProjectCredentials, bearer, derive_settings, make_customer, make_project
+from tests.helpers.projects import ProjectCredentials, bearer, make_customer, make_project
+from tests.helpers.servers import derive_settings
 
 REDIS_URL = "redis://127.0.0.1:6379/0"
 # Generous defaults, so that each test trips only the limit it is about.

@@ -17,7 +17,7 @@ from ramp.config import Settings
 from ramp.db.tables import WalletNonce
 from ramp.db.types import utcnow
 from ramp.identity.wallet import build_sign_in_message
-from tests.conftest import ProjectCredentials
+from tests.helpers.projects import ProjectCredentials
 
 
 async def nonce(client: httpx.AsyncClient) -> str:

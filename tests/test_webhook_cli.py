@@ -16,8 +16,8 @@ import httpx
 
 from ramp.security.credentials import client_secret_matches
 from ramp.webhooks.signing import signature_headers
-from tests.processes import ROOT
-from tests.test_cli import ramp
+from tests.helpers.cli import ramp
+from tests.helpers.processes import ROOT
 
 
 def new_project(data_dir: Path) -> dict[str, str]:

@@ -24,10 +24,11 @@ from activities.webhooks import WebhookOutbox
 from ramp.config import Settings
 from ramp.db.tables import WebhookDelivery, WebhookEventRow
 from ramp.security.encryption import SecretBox
-from tests.conftest import FAST_DELIVERY, ProjectCredentials, make_customer
-from tests.payments import create_intent, register_accounts
-from tests.webhook_api import add_endpoint, wait_for_deliveries
-from tests.webhook_receiver import receiving
+from tests.helpers.payments import create_intent, register_accounts
+from tests.helpers.projects import ProjectCredentials, make_customer
+from tests.helpers.servers import FAST_DELIVERY
+from tests.helpers.webhook_api import add_endpoint, wait_for_deliveries
+from tests.helpers.webhook_receiver import receiving
 from worker import build_worker
 
 

@@ -18,14 +18,11 @@ import pytest
 from temporalio.client import Client
 
 from ramp.config import Settings
-from tests.conftest import (
-    ProjectCredentials,
-    make_customer,
-)
-from tests.payments import create_intent, register_accounts
-from tests.processes import WorkerProcesses, worker_environment
-from tests.webhook_api import wait_for_deliveries
-from tests.webhook_receiver import receiving
+from tests.helpers.payments import create_intent, register_accounts
+from tests.helpers.processes import WorkerProcesses, worker_environment
+from tests.helpers.projects import ProjectCredentials, make_customer
+from tests.helpers.webhook_api import wait_for_deliveries
+from tests.helpers.webhook_receiver import receiving
 
 # The retried attempt starts when the killed one's start-to-close timeout (the POST's
 # timeout plus 5 s) lapses.

@@ -30,9 +30,9 @@ from ramp.webhooks.models import (
     DeliveryPolicy,
     DeliveryStatus,
 )
-from tests.conftest import BIN
-from tests.webhook_api import stored_delivery
-from tests.webhook_receiver import Receiver, receiving
+from tests.helpers.servers import BIN
+from tests.helpers.webhook_api import stored_delivery
+from tests.helpers.webhook_receiver import Receiver, receiving
 from worker import build_worker
 from workflows.webhooks import WebhookDeliveryWorkflow
 

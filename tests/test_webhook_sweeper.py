@@ -23,9 +23,9 @@ from ramp.db.tables import WebhookDelivery
 from ramp.webhooks.dispatch import delivery_workflow_id
 from ramp.webhooks.models import DeliveryPolicy
 from ramp.webhooks.sweeper import OutboxSweeper
-from tests.processes import WorkerProcesses, worker_environment
-from tests.webhook_api import stored_delivery
-from tests.webhook_receiver import receiving
+from tests.helpers.processes import WorkerProcesses, worker_environment
+from tests.helpers.webhook_api import stored_delivery
+from tests.helpers.webhook_receiver import receiving
 
 
 @pytest.fixture

@@ -32,17 +32,17 @@ from ramp.config import Environment, Settings
 from ramp.db.tables import Project
 from ramp.security.encryption import SecretBox
 from ramp.webhooks.endpoints import EndpointRefused, check_url
-from tests.conftest import ProjectCredentials, make_customer, make_project
-from tests.payments import (
+from tests.helpers.openapi import conforms
+from tests.helpers.payments import (
     complete_onboarding,
     create_intent,
     provider_event,
     register_accounts,
     wait_for_intent,
 )
-from tests.test_openapi import conforms
-from tests.webhook_api import add_endpoint, deliveries, wait_for_deliveries
-from tests.webhook_receiver import Received, Receiver, receiving
+from tests.helpers.projects import ProjectCredentials, make_customer, make_project
+from tests.helpers.webhook_api import add_endpoint, deliveries, wait_for_deliveries
+from tests.helpers.webhook_receiver import Received, Receiver, receiving
 
 pytestmark = pytest.mark.usefixtures("worker")
 

@@ -16,9 +16,9 @@ import pytest
 from temporalio.client import Client
 
 from ramp.config import Settings
-from tests.conftest import ProjectCredentials, make_customer
-from tests.payments import create_intent, register_accounts
-from tests.processes import WorkerProcesses, worker_environment
+from tests.helpers.payments import create_intent, register_accounts
+from tests.helpers.processes import WorkerProcesses, worker_environment
+from tests.helpers.projects import ProjectCredentials, make_customer
 
 
 @pytest.fixture

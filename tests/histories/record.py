@@ -52,9 +52,8 @@ from ramp.intents.states import IntentStatus, ProviderEventType
 from ramp.security.encryption import SecretBox
 from ramp.security.keys import generated_keys
 from ramp.temporal import TASK_QUEUE
-from tests.conftest import ProjectCredentials, dev_server, make_customer, make_project
-from tests.histories.snapshots import replay, state_file, write_snapshot
-from tests.payments import (
+from tests.helpers.onboarding import TERMS, kyc_basic, onboarding_token, source_of_funds
+from tests.helpers.payments import (
     complete_onboarding,
     create_intent,
     get_intent,
@@ -64,7 +63,9 @@ from tests.payments import (
     step_status,
     wait_for_intent,
 )
-from tests.test_onboarding_api import TERMS, kyc_basic, onboarding_token, source_of_funds
+from tests.helpers.projects import ProjectCredentials, make_customer, make_project
+from tests.helpers.servers import dev_server
+from tests.histories.snapshots import replay, state_file, write_snapshot
 from worker import build_worker
 from workflows.intents import OPEN_UPDATE_WAIT, IntentWorkflow
 

@@ -25,10 +25,10 @@ from ramp.db.migrate import upgrade
 from ramp.security.encryption import SecretBox
 from ramp.webhooks.dispatch import delivery_workflow_id, start_delivery
 from ramp.webhooks.models import DeliveryOrder, DeliveryPolicy, DeliveryStatus
-from tests.conftest import dev_server, service_client
+from tests.helpers.servers import dev_server, service_client
+from tests.helpers.webhook_api import stored_delivery
+from tests.helpers.webhook_receiver import receiving
 from tests.histories.record import HISTORIES, _settings
-from tests.webhook_api import stored_delivery
-from tests.webhook_receiver import receiving
 from worker import build_worker, workflow_runner
 from workflows.webhooks import WebhookDeliveryWorkflow
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import httpx
 
-from tests.conftest import ProjectCredentials, bearer
+from tests.helpers.projects import ProjectCredentials, bearer
 
 ACH: dict[str, Any] = {
     "rails": "ACH",
@@ -180,3 +180,14 @@ async def provider_event(
     return await client.post(
         f"/v1/sandbox/transactions/{transaction_id}/events", json=body, headers=project.basic
     )
+
+
+def onramp(**changes: Any) -> dict[str, Any]:
+    body = {
+        "src": "USD",
+        "dest": "USDC_ETHEREUM",
+        "source": copy.deepcopy(ACH),
+        "destination": wallet("USDC_ETHEREUM"),
+    }
+    body.update(changes)
+    return body

@@ -19,7 +19,7 @@ from ramp.intents.states import IntentStatus
 from ramp.webhooks import endpoints
 from ramp.webhooks.events import IntentStatusChanged, WebhookEvent, WebhookEventType, event_id
 from ramp.webhooks.models import DeliveryPolicy
-from tests.conftest import ProjectCredentials, make_project
+from tests.helpers.projects import ProjectCredentials, make_project
 
 
 async def add_endpoint(

@@ -24,7 +24,7 @@ from temporalio.testing import WorkflowEnvironment
 from api.app import create_app
 from ramp.config import Settings
 from ramp.temporal import TASK_QUEUE
-from tests.conftest import derive_settings, dev_server, serve, service_client
+from tests.helpers.servers import derive_settings, dev_server, serve, service_client
 
 ROOT = Path(__file__).resolve().parents[1]
 WORKER_START_TIMEOUT = 30.0

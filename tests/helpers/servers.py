@@ -1,0 +1,76 @@
+"""The real servers tests run against: a Temporal dev server as `ramp dev` runs it, a
+client of it configured like the service's own, and the app served in-process."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx
+from asgi_lifespan import LifespanManager
+from starlette.types import ASGIApp
+from temporalio.client import Client
+from temporalio.contrib.pydantic import pydantic_data_converter
+from temporalio.testing import WorkflowEnvironment
+
+from devstack.temporal_server import THROTTLE_LIFTING_DYNAMIC_CONFIG
+from ramp.config import Settings
+from ramp.temporal import SEARCH_ATTRIBUTES
+from ramp.webhooks.models import DeliveryPolicy
+
+BIN = Path(sys.executable).parent
+
+
+FAST_DELIVERY = DeliveryPolicy(retry_delays_seconds=(0.2, 0.2, 0.2, 0.2, 0.2), timeout_seconds=5)
+
+
+@asynccontextmanager
+async def dev_server() -> AsyncIterator[WorkflowEnvironment]:
+    """A Temporal dev server as `ramp dev` runs it (throttle lifted, search attributes)."""
+    extra = [
+        arg
+        for key, value in THROTTLE_LIFTING_DYNAMIC_CONFIG.items()
+        for arg in ("--dynamic-config-value", f"{key}={value}")
+    ]
+    async with await WorkflowEnvironment.start_local(
+        dev_server_existing_path=str(BIN / "temporal"),
+        search_attributes=SEARCH_ATTRIBUTES,
+        dev_server_extra_args=extra,
+        ui=False,
+    ) as env:
+        yield env
+
+
+def service_client(env: WorkflowEnvironment) -> Client:
+    """A client of `env` configured like the service's own (pydantic payloads)."""
+    return Client(
+        env.client.service_client, namespace="default", data_converter=pydantic_data_converter
+    )
+
+
+@asynccontextmanager
+async def serve(application: ASGIApp) -> AsyncIterator[httpx.AsyncClient]:
+    """An HTTP client of `application`, served in-process through its lifespan."""
+    async with LifespanManager(application) as manager:
+        transport = httpx.ASGITransport(app=manager.app, raise_app_exceptions=False)
+        async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as http:
+            yield http
+
+
+def derive_settings(base: Settings, **overrides: str) -> Settings:
+    """`base` with some values replaced (by environment variable name)."""
+    values: dict[str, Any] = {
+        "RAMP_ENV": base.ramp_env.value,
+        "RAMP_DATA_DIR": str(base.data_dir),
+        "DATABASE_URL": base.database_url,
+        "TEMPORAL_ADDRESS": base.temporal_address,
+        "RAMP_PUBLIC_URL": base.public_url,
+        "RAMP_SIGNING_KEY": base.signing_key.get_secret_value(),
+        "RAMP_ENCRYPTION_KEYS": base.encryption_keys.get_secret_value(),
+        "RAMP_TASK_QUEUE": base.task_queue,
+        **overrides,
+    }
+    return Settings(**values)
