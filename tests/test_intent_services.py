@@ -17,6 +17,7 @@ from temporalio import workflow
 from temporalio.client import Client
 
 from api.errors import EXCEPTION_HANDLERS
+from ramp.config import Settings
 from ramp.errors import (
     Conflict,
     IntentError,
@@ -91,8 +92,11 @@ async def test_the_service_opens_replays_and_refuses_with_domain_errors(
     customer: dict[str, Any],
     sessions: async_sessionmaker[AsyncSession],
     temporal_client: Client,
+    migrated: Settings,
 ) -> None:
-    service = IntentService(sessions, IntentWorkflowClient(temporal_client), 3600)
+    service = IntentService(
+        sessions, IntentWorkflowClient(temporal_client, migrated.task_queue), 3600
+    )
     src, dest = await register_accounts(client, customer["access_token"])
     order = IntentOrder(src, dest, "100.00")
 

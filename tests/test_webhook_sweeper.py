@@ -84,7 +84,12 @@ async def test_the_sweeper_walks_a_backlog_in_batches_and_starts_each_once(
             for _ in range(3)
         ]
         sweeper = OutboxSweeper(
-            sessions, temporal_client, DeliveryPolicy(), grace_seconds=0, batch_size=2
+            sessions,
+            temporal_client,
+            DeliveryPolicy(),
+            task_queue=migrated.task_queue,
+            grace_seconds=0,
+            batch_size=2,
         )
 
         # Two, then the one after them; then from the start again, where all are started.

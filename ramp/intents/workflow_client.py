@@ -9,6 +9,7 @@ domain error its code names (`ramp.errors`); a workflow that has ended as
 
 from __future__ import annotations
 
+import asyncio
 from datetime import timedelta
 from typing import Any
 
@@ -81,7 +82,11 @@ class IntentWorkflowClient:
                 rpc_timeout=rpc_timeout,
             )
         except WorkflowUpdateFailedError as error:
+            _observe_start(operation)
             raise _refusal(error) from None
+        except BaseException:
+            _observe_start(operation)
+            raise
         return opened
 
     async def execute(self, intent_id: str, update_id: str, rpc_timeout: timedelta) -> IntentState:
@@ -139,3 +144,13 @@ def _ended(error: RPCError) -> Exception:
     # Callers name a workflow whose intent is in the projection: it existed, so NOT_FOUND
     # means it has ended (or its history is gone). Anything else is an outage.
     return WorkflowEnded() if error.status is RPCStatusCode.NOT_FOUND else error
+
+
+def _observe_start(operation: WithStartWorkflowOperation[Any, IntentOutcome]) -> None:
+    """Reads the start's outcome once it is known. When the call fails, the SDK also
+    sets the failure on the operation's own future, which nobody awaits: asyncio would
+    log it as "Future exception was never retrieved" (the caller already has the error)."""
+    started: asyncio.Future[Any] | None = getattr(operation, "_workflow_handle", None)
+    if started is None:
+        return
+    started.add_done_callback(lambda done: done.cancelled() or done.exception())

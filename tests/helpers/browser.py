@@ -36,7 +36,7 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-OUTPUT = Path(__file__).resolve().parent.parent / "test-output"
+OUTPUT = Path(__file__).resolve().parents[2] / "test-output"
 
 
 def require_chromium() -> None:

@@ -26,7 +26,7 @@ from ramp.config import Settings
 from ramp.temporal import TASK_QUEUE
 from tests.helpers.servers import derive_settings, dev_server, serve, service_client
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 WORKER_START_TIMEOUT = 30.0
 
 
