@@ -46,6 +46,7 @@ from ramp.db.types import utcnow
 from ramp.db.upsert import upsert
 from ramp.errors import DomainError, IntentError, InvalidInput
 from ramp.intents.amounts import AmountProblem, check_amount
+from ramp.intents.changes import IntentChange
 from ramp.intents.compliance import (
     CheckContext,
     VerificationRecord,
@@ -62,7 +63,6 @@ from ramp.intents.models import (
 )
 from ramp.projects import routing_accounts
 from ramp.temporal import application_error
-from ramp.webhooks.models import IntentChange
 
 
 class IntentActivities:

@@ -37,6 +37,7 @@ from ramp import temporal
 from ramp.adapters import ProviderTransaction, TransactionCancellation
 from ramp.catalog.models import MovementType
 from ramp.errors import ProviderFailed, ProviderRefusal
+from ramp.intents.changes import IntentChange
 from ramp.intents.lifecycle import workflow_id
 from ramp.intents.models import (
     CheckResults,
@@ -50,7 +51,6 @@ from ramp.intents.models import (
     TransactionRequest,
 )
 from ramp.intents.states import IntentStatus, ProviderEventType, TransactionStatus
-from ramp.webhooks.models import IntentChange
 from tests.helpers.servers import BIN, service_client
 from worker import workflow_runner
 from workflows.intents import IntentWorkflow

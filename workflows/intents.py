@@ -26,6 +26,7 @@ from ramp import temporal
 from ramp.adapters.base import TransactionCancellation
 from ramp.errors import Conflict, IntentError, ProviderFailed, Refused, Unavailable
 from ramp.intents import activities, lifecycle
+from ramp.intents.changes import IntentChange
 from ramp.intents.models import (
     IntentOutcome,
     IntentRequest,
@@ -39,7 +40,6 @@ from ramp.intents.models import (
 )
 from ramp.onboarding.activities import verify_submission
 from ramp.webhooks.events import transition_events
-from ramp.webhooks.models import IntentChange
 
 
 # Lookups and projection writes are short database work: local activities spare a

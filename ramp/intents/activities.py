@@ -11,6 +11,7 @@ from __future__ import annotations
 from temporalio import activity
 
 from ramp.adapters.base import ProviderTransaction, TransactionCancellation
+from ramp.intents.changes import IntentChange
 from ramp.intents.models import (
     CheckResults,
     IntentRequest,
@@ -18,7 +19,6 @@ from ramp.intents.models import (
     RequirementChecks,
     TransactionRequest,
 )
-from ramp.webhooks.models import IntentChange
 
 _IN_WORKER = "runs in the worker: IntentActivities.{}"
 

@@ -10,9 +10,6 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ramp.intents.models import IntentState
-from ramp.webhooks.events import WebhookEvent
-
 # Delays between attempts: the first attempt goes at once, then 1 min, 5 min, 30 min,
 # 2 h and 24 h later (6 attempts in all, about 26.6 hours).
 RETRY_DELAYS_SECONDS = (60, 300, 1800, 7200, 86400)
@@ -78,10 +75,3 @@ class AttemptOutcome(_Model):
     delivery_id: str
     status: DeliveryStatus
     status_code: int | None = None
-
-
-class IntentChange(_Model):
-    """Input of `record_intent`: the intent's new state and the events its change emits."""
-
-    state: IntentState
-    events: list[WebhookEvent]
