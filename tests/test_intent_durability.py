@@ -10,14 +10,10 @@ from __future__ import annotations
 
 import asyncio
 import signal
-from collections.abc import AsyncIterator
-from pathlib import Path
 
 import httpx
-import pytest
 from temporalio.client import Client, WorkflowExecutionStatus
 
-from ramp.config import Settings
 from ramp.intents.models import IntentOutcome
 from ramp.intents.states import IntentStatus
 from tests.helpers.payments import (
@@ -29,26 +25,13 @@ from tests.helpers.payments import (
     step_status,
     wait_for_intent,
 )
-from tests.helpers.processes import WorkerProcesses, worker_environment
+from tests.helpers.processes import WorkerProcesses
 from tests.helpers.projects import ProjectCredentials, bearer, make_customer
 from workflows.intents import IntentWorkflow
 
 # After a SIGKILL the workflow's next task first goes to the dead worker's sticky queue
 # and only reaches the new worker when that times out (about 10 s, shared notes).
 AFTER_RESTART_TIMEOUT = 45.0
-
-
-@pytest.fixture
-async def workers(
-    own_client: Client, own_settings: Settings, tmp_path: Path
-) -> AsyncIterator[WorkerProcesses]:
-    processes = WorkerProcesses(own_client, worker_environment(own_settings), tmp_path)
-    try:
-        yield processes
-    finally:
-        await processes.stop_all()
-        # pytest shows this only when the test fails.
-        print(processes.output())
 
 
 async def verify_step(

@@ -5,47 +5,19 @@ client would otherwise keep one of the pool's few connections per request."""
 
 from __future__ import annotations
 
-import asyncio
-import json
 import uuid
-from collections.abc import AsyncIterator
 from typing import Any
 
 import httpx
 import pytest
-from sqlalchemy import event
-from sqlalchemy.ext.asyncio import AsyncEngine
-from starlette.types import Receive, Scope, Send
 
 from api.app import create_app
-from api.services import Services
 from ramp.config import Settings
+from tests.helpers.connections import ConnectionCount, held_while_the_body_arrives, watched
 from tests.helpers.onboarding import TERMS, start_onboarding
 from tests.helpers.payments import register_accounts
 from tests.helpers.projects import ProjectCredentials, bearer, make_customer
 from tests.helpers.servers import serve
-
-
-class ConnectionCount:
-    """Connections of an engine's pool checked out right now."""
-
-    def __init__(self) -> None:
-        self.now = 0
-        self._engine: AsyncEngine | None = None
-
-    def watch(self, engine: AsyncEngine) -> None:
-        if self._engine is engine:
-            return
-        self._engine = engine
-        event.listen(engine.sync_engine, "checkout", self._out)
-        event.listen(engine.sync_engine, "checkin", self._in)
-
-    def _out(self, *_: Any) -> None:
-        self.now += 1
-
-    def _in(self, *_: Any) -> None:
-        self.now -= 1
-
 
 pytestmark = pytest.mark.usefixtures("worker")
 
@@ -79,37 +51,11 @@ async def _request(
 async def test_no_connection_is_held_while_the_body_arrives(
     migrated: Settings, project: ProjectCredentials, endpoint: str
 ) -> None:
-    app = create_app(migrated)
     connections = ConnectionCount()
-
-    async def watched(scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http":
-            services: Services = scope["state"]["services"]
-            connections.watch(services.engine)
-        await app(scope, receive, send)
-
-    first_part_read = asyncio.Event()
-    rest_may_come = asyncio.Event()
-
-    async with serve(watched) as http:
+    async with serve(watched(create_app(migrated), connections)) as http:
         path, body, headers = await _request(http, project, endpoint)
-        raw = json.dumps(body).encode()
-
-        async def slow_body() -> AsyncIterator[bytes]:
-            yield raw[:1]
-            first_part_read.set()
-            await rest_may_come.wait()
-            yield raw[1:]
-
-        sending = asyncio.create_task(
-            http.post(
-                path, content=slow_body(), headers={**headers, "Content-Type": "application/json"}
-            )
+        held, response = await held_while_the_body_arrives(
+            http, connections, "POST", path, body, headers
         )
-        await asyncio.wait_for(first_part_read.wait(), 10)
-        await asyncio.sleep(0.2)  # the handler waits in the body's second read now
-        held = connections.now
-        rest_may_come.set()
-        response = await sending
     assert response.status_code < 500, response.text
     assert held == 0, f"POST {path} held {held} connection(s) while reading its body"

@@ -37,7 +37,7 @@ from tests.helpers.payments import (
     wallet,
 )
 from tests.helpers.projects import make_project
-from tests.helpers.servers import derive_settings, serve
+from tests.helpers.servers import derive_settings, serve, service_on
 from worker import build_worker
 
 SIGNER = "0x" + "ab" * 20
@@ -157,41 +157,28 @@ async def test_upgrade_encrypts_existing_accounts_and_customers_in_place(
         stored = "".join(_raw(old, table) for table in PERSONAL_TABLES)
         for plain in ("000123456789", "12-3456789", "Alex Morgan", EVM_ADDRESS, "legacy@", SIGNER):
             assert plain not in stored, plain
-        engine = engines.create_engine(old)
-        try:
-            box = SecretBox.from_settings(old)
-            async with (
-                build_worker(
-                    own_client,
-                    engines.session_factory(engine),
-                    box,
-                    task_queue=old.task_queue,
-                ),
-                serve(create_app(old)) as client,
-            ):
-                retrieved = await client.post(
-                    "/v1/customers", json={"id": "legacy-1"}, headers=credentials.basic
-                )
-                assert retrieved.status_code == 200, retrieved.text
-                assert retrieved.json()["metadata"] == {"email": "legacy@example.com"}
-                token = retrieved.json()["access_token"]
-                source, destination = (account[0] for account in rows["accounts"])
-                opened = await create_intent(client, token, (source, destination))
-                assert opened.status_code == 201, opened.text
-                intent = opened.json()["intent"]
-                assert intent["src"]["metadata"] == ACH
-                assert intent["dest"]["metadata"] == wallet("USDC_ETHEREUM")
-                # The wallet linked before the upgrade is found by its keyed hash.
-                wallet_token = tokens.issue_wallet_token(SIGNER, 100, timedelta(minutes=5))
-                taken = await client.post(
-                    "/v1/customers",
-                    json={"id": "someone-else", "subject_token": wallet_token},
-                    headers=credentials.basic,
-                )
-                assert taken.status_code == 409, taken.text
-                assert taken.json()["code"] == "IDENTITY_ALREADY_LINKED"
-        finally:
-            await engine.dispose()
+        async with service_on(old, own_client) as client:
+            retrieved = await client.post(
+                "/v1/customers", json={"id": "legacy-1"}, headers=credentials.basic
+            )
+            assert retrieved.status_code == 200, retrieved.text
+            assert retrieved.json()["metadata"] == {"email": "legacy@example.com"}
+            token = retrieved.json()["access_token"]
+            source, destination = (account[0] for account in rows["accounts"])
+            opened = await create_intent(client, token, (source, destination))
+            assert opened.status_code == 201, opened.text
+            intent = opened.json()["intent"]
+            assert intent["src"]["metadata"] == ACH
+            assert intent["dest"]["metadata"] == wallet("USDC_ETHEREUM")
+            # The wallet linked before the upgrade is found by its keyed hash.
+            wallet_token = tokens.issue_wallet_token(SIGNER, 100, timedelta(minutes=5))
+            taken = await client.post(
+                "/v1/customers",
+                json={"id": "someone-else", "subject_token": wallet_token},
+                headers=credentials.basic,
+            )
+            assert taken.status_code == 409, taken.text
+            assert taken.json()["code"] == "IDENTITY_ALREADY_LINKED"
 
 
 def _stored_amounts(settings: Settings) -> tuple[str, dict[str, Any]]:
@@ -253,23 +240,10 @@ async def test_upgrade_keeps_amounts_exactly_as_they_were_sent(
         assert kind.startswith("NUMERIC" if postgres else "VARCHAR"), kind
         assert {row_id: str(amount) for row_id, amount in new.items()} == intents
 
-        engine = engines.create_engine(db)
-        try:
-            box = SecretBox.from_settings(db)
-            async with (
-                build_worker(
-                    own_client,
-                    engines.session_factory(engine),
-                    box,
-                    task_queue=db.task_queue,
-                ),
-                serve(create_app(db)) as client,
-            ):
-                for intent_id, amount in intents.items():
-                    shown = await get_intent(client, token, intent_id)
-                    assert shown["intent"]["transferAmount"] == {
-                        "amount": amount,
-                        "currencyCode": "USD",
-                    }
-        finally:
-            await engine.dispose()
+        async with service_on(db, own_client) as client:
+            for intent_id, amount in intents.items():
+                shown = await get_intent(client, token, intent_id)
+                assert shown["intent"]["transferAmount"] == {
+                    "amount": amount,
+                    "currencyCode": "USD",
+                }

@@ -8,38 +8,22 @@ worker returns it runs the update, and the verifier must still find the submissi
 from __future__ import annotations
 
 import signal
-from collections.abc import AsyncIterator
 from datetime import timedelta
-from pathlib import Path
 
 import httpx
 import pytest
 from sqlmodel import select
 from sqlmodel.ext.asyncio.session import AsyncSession
-from temporalio.client import Client
 
 import ramp.onboarding.service
-from ramp.config import Settings
 from ramp.db.tables import OnboardingSubmission
 from tests.helpers.onboarding import TERMS, kyc_basic, start_onboarding, submit
 from tests.helpers.payments import step_status, wait_for_intent
-from tests.helpers.processes import WorkerProcesses, worker_environment
+from tests.helpers.processes import WorkerProcesses
 from tests.helpers.projects import ProjectCredentials, make_customer
 
 # After a SIGKILL the next task waits for the dead worker's sticky queue (about 10 s).
 AFTER_RESTART_TIMEOUT = 45.0
-
-
-@pytest.fixture
-async def workers(
-    own_client: Client, own_settings: Settings, tmp_path: Path
-) -> AsyncIterator[WorkerProcesses]:
-    processes = WorkerProcesses(own_client, worker_environment(own_settings), tmp_path)
-    try:
-        yield processes
-    finally:
-        await processes.stop_all()
-        print(processes.output())
 
 
 async def test_an_unanswered_submission_is_kept_and_verified_later(

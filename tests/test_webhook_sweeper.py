@@ -9,10 +9,7 @@ to a real receiver.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
-from pathlib import Path
 
-import pytest
 from sqlalchemy.ext.asyncio import async_sessionmaker
 from sqlmodel.ext.asyncio.session import AsyncSession
 from temporalio.client import Client
@@ -23,21 +20,9 @@ from ramp.db.tables import WebhookDelivery
 from ramp.webhooks.dispatch import delivery_workflow_id
 from ramp.webhooks.models import DeliveryPolicy
 from ramp.webhooks.sweeper import OutboxSweeper
-from tests.helpers.processes import WorkerProcesses, worker_environment
+from tests.helpers.processes import WorkerProcesses
 from tests.helpers.webhook_api import stored_delivery
 from tests.helpers.webhook_receiver import receiving
-
-
-@pytest.fixture
-async def workers(
-    own_client: Client, own_settings: Settings, tmp_path: Path
-) -> AsyncIterator[WorkerProcesses]:
-    processes = WorkerProcesses(own_client, worker_environment(own_settings), tmp_path)
-    try:
-        yield processes
-    finally:
-        await processes.stop_all()
-        print(processes.output())
 
 
 async def test_a_stored_delivery_whose_start_was_lost_is_delivered(

@@ -8,29 +8,11 @@ process (`python worker.py`) is started afterwards.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from pathlib import Path
-
 import httpx
-import pytest
-from temporalio.client import Client
 
-from ramp.config import Settings
 from tests.helpers.payments import create_intent, register_accounts
-from tests.helpers.processes import WorkerProcesses, worker_environment
+from tests.helpers.processes import WorkerProcesses
 from tests.helpers.projects import ProjectCredentials, make_customer
-
-
-@pytest.fixture
-async def workers(
-    own_client: Client, own_settings: Settings, tmp_path: Path
-) -> AsyncIterator[WorkerProcesses]:
-    processes = WorkerProcesses(own_client, worker_environment(own_settings), tmp_path)
-    try:
-        yield processes
-    finally:
-        await processes.stop_all()
-        print(processes.output())
 
 
 async def test_a_create_without_a_worker_is_a_503_then_succeeds_with_its_key(

@@ -140,3 +140,17 @@ async def http(own_settings: Settings) -> AsyncIterator[httpx.AsyncClient]:
     """The API bound to this module's server."""
     async with serve(create_app(own_settings)) as client:
         yield client
+
+
+@pytest.fixture
+async def workers(
+    own_client: Client, own_settings: Settings, tmp_path: Path
+) -> AsyncIterator[WorkerProcesses]:
+    """`python worker.py` processes of this module's server, killed at the end."""
+    processes = WorkerProcesses(own_client, worker_environment(own_settings), tmp_path)
+    try:
+        yield processes
+    finally:
+        await processes.stop_all()
+        # pytest shows this only when the test fails.
+        print(processes.output())

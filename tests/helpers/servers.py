@@ -16,10 +16,14 @@ from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
 
+from api.app import create_app
 from devstack.temporal_server import THROTTLE_LIFTING_DYNAMIC_CONFIG
 from ramp.config import Settings
+from ramp.db.engine import create_engine, session_factory
+from ramp.security.encryption import SecretBox
 from ramp.temporal import SEARCH_ATTRIBUTES
 from ramp.webhooks.models import DeliveryPolicy
+from worker import build_worker
 
 BIN = Path(sys.executable).parent
 
@@ -74,3 +78,23 @@ def derive_settings(base: Settings, **overrides: str) -> Settings:
         **overrides,
     }
     return Settings(**values)
+
+
+@asynccontextmanager
+async def service_on(settings: Settings, client: Client) -> AsyncIterator[httpx.AsyncClient]:
+    """The API and a worker (on `client`'s server) running with `settings`: its database,
+    keys and task queue; yields an HTTP client of the API."""
+    engine = create_engine(settings)
+    try:
+        async with (
+            build_worker(
+                client,
+                session_factory(engine),
+                SecretBox.from_settings(settings),
+                task_queue=settings.task_queue,
+            ),
+            serve(create_app(settings)) as http,
+        ):
+            yield http
+    finally:
+        await engine.dispose()
