@@ -25,7 +25,6 @@ from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Worker
 
 from api.app import create_app
-from devstack.temporal_server import ensure_search_attributes
 from ramp.adapters import (
     ProviderAdapters,
     ProviderTransaction,
@@ -51,7 +50,7 @@ from tests.helpers.payments import (
     wait_for_intent,
 )
 from tests.helpers.projects import ProjectCredentials, make_customer
-from tests.helpers.servers import BIN, derive_settings, serve, service_client
+from tests.helpers.servers import derive_settings, serve, service_client, time_skipping_server
 from worker import build_worker
 from workflows.intents import OPEN_UPDATE_WAIT, IntentWorkflow
 
@@ -96,11 +95,7 @@ def atlas() -> RecordingProvider:
 
 @pytest.fixture(scope="module")
 async def skipping_env() -> AsyncIterator[WorkflowEnvironment]:
-    async with await WorkflowEnvironment.start_time_skipping(
-        test_server_existing_path=str(BIN / "temporal-test-server")
-    ) as env:
-        # Unknown search attributes would fail every workflow task, forever.
-        await ensure_search_attributes(env.client, "default")
+    async with time_skipping_server() as env:
         yield env
 
 

@@ -32,7 +32,6 @@ from temporalio.service import RPCError
 from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Worker
 
-from devstack.temporal_server import ensure_search_attributes
 from ramp import temporal
 from ramp.adapters import ProviderTransaction, TransactionCancellation
 from ramp.catalog.models import MovementType
@@ -51,7 +50,7 @@ from ramp.intents.models import (
     TransactionRequest,
 )
 from ramp.intents.states import IntentStatus, ProviderEventType, TransactionStatus
-from tests.helpers.servers import BIN, service_client
+from tests.helpers.servers import service_client, time_skipping_server
 from worker import workflow_runner
 from workflows.intents import IntentWorkflow
 
@@ -143,11 +142,7 @@ class Outside:
 
 @pytest.fixture(scope="module")
 async def skipping_env() -> AsyncIterator[WorkflowEnvironment]:
-    async with await WorkflowEnvironment.start_time_skipping(
-        test_server_existing_path=str(BIN / "temporal-test-server")
-    ) as env:
-        # Unknown search attributes would fail every workflow task, forever.
-        await ensure_search_attributes(env.client, "default")
+    async with time_skipping_server() as env:
         yield env
 
 

@@ -17,7 +17,7 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
 
 from api.app import create_app
-from devstack.temporal_server import THROTTLE_LIFTING_DYNAMIC_CONFIG
+from devstack.temporal_server import THROTTLE_LIFTING_DYNAMIC_CONFIG, ensure_search_attributes
 from ramp.config import Settings
 from ramp.db.engine import create_engine, session_factory
 from ramp.security.encryption import SecretBox
@@ -98,3 +98,14 @@ async def service_on(settings: Settings, client: Client) -> AsyncIterator[httpx.
             yield http
     finally:
         await engine.dispose()
+
+
+@asynccontextmanager
+async def time_skipping_server() -> AsyncIterator[WorkflowEnvironment]:
+    """Temporal's time-skipping test server, with the service's search attributes."""
+    async with await WorkflowEnvironment.start_time_skipping(
+        test_server_existing_path=str(BIN / "temporal-test-server")
+    ) as env:
+        # Unknown search attributes would fail every workflow task, forever.
+        await ensure_search_attributes(env.client, "default")
+        yield env
