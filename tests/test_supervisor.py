@@ -343,15 +343,19 @@ SCRIPT = textwrap.dedent(
     with Supervisor(grace_period=grace, restart=restart) as sup:
         for name in ("temporal", "worker", "api"):
             sup.start(ChildSpec(name, [sys.executable, "-c", code]))
-        # A Ctrl-C from here on (even before wait()) is a request to stop.
-        print("pids", *(sup.pid(n) for n in sup.names), flush=True)
+        # A Ctrl-C from here on (even before wait()) is a request to stop. One write:
+        # print() with several arguments writes them one by one when unbuffered, and
+        # the supervisor's forwarding of "[api] ready" could land between them.
+        sys.stdout.write(" ".join(["pids", *(str(sup.pid(n)) for n in sup.names)]) + "\\n")
+        sys.stdout.flush()
         time.sleep(starting)
         rc = sup.wait()
     for name in sup.names:
         try:
             os.waitpid(sup.pid(name), os.WNOHANG)
         except ChildProcessError:
-            print("reaped", name, sup.returncode(name), flush=True)
+            sys.stdout.write(f"reaped {name} {sup.returncode(name)}\\n")
+            sys.stdout.flush()
     sys.exit(rc)
     """
 )
