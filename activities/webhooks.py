@@ -1,58 +1,45 @@
-"""Webhook activities: storing events for delivery, and each signed POST.
+"""Webhook activities: storing events for delivery, and handing over the deliveries of
+the previous design's workflows.
 
 `WebhookOutbox` is used by `record_intent`: it stores an intent's events with one
 delivery per subscribed endpoint in the same database transaction as the projection
-write, then starts a delivery workflow for each. Ids are derived from the event and the
-endpoint, so a retried write stores and starts nothing twice.
+write (leased to the process's dispatcher when it has room, else due now), then hands
+them to the dispatcher (ramp/webhooks/dispatcher.py). Ids are derived from the event
+and the endpoint, so a retried write stores nothing twice.
 """
 
 from __future__ import annotations
 
-import asyncio
-import socket
-import time
 import uuid
-from collections.abc import Coroutine, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime, timedelta
-from typing import Any, TypeVar
-from urllib.parse import urlsplit
+from typing import Any
 
-import httpx
 from sqlalchemy.ext.asyncio import async_sessionmaker
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 from temporalio import activity
-from temporalio.client import Client
 
-from ramp import temporal
-from ramp.config import Environment
+from ramp.config import DEFAULT_WEBHOOK_RETENTION_DAYS
 from ramp.db.engine import begin_write
-from ramp.db.tables import (
-    Project,
-    WebhookAttempt,
-    WebhookDelivery,
-    WebhookEndpoint,
-    WebhookEventRow,
-)
+from ramp.db.tables import Project, WebhookDelivery, WebhookEndpoint, WebhookEventRow
 from ramp.db.types import utcnow
-from ramp.db.upsert import insert_missing
-from ramp.projects import signing_secrets
-from ramp.security.encryption import SecretBox
-from ramp.security.network import is_public_address
-from ramp.webhooks.dispatch import start_delivery
-from ramp.webhooks.endpoints import EndpointRefused, cancel_pending
+from ramp.db.upsert import insert_missing_values
+from ramp.housekeeping import WebhookLogPurge, WebhookLogPurgeResult
+from ramp.webhooks import retention as retention_batches
+from ramp.webhooks.dispatcher import DeliveryDispatcher
 from ramp.webhooks.events import WebhookEvent
+from ramp.webhooks.keys import project_keys, with_keys
+from ramp.webhooks.ledger import Claimed, retry_in
 from ramp.webhooks.models import (
     FINAL_DELIVERY_STATUSES,
     AttemptOutcome,
     DeliveryAttempt,
-    DeliveryOrder,
     DeliveryPolicy,
     DeliveryStatus,
 )
-from ramp.webhooks.signing import signature_headers
+from ramp.webhooks.sending import Outgoing
 
-T = TypeVar("T")
 _DELIVERY_NAMESPACE = uuid.UUID("0b7f6a52-9a0e-5d3c-8f61-4c2e9d7b1a38")
 
 
@@ -60,220 +47,188 @@ def delivery_id(event_id: str, endpoint_id: str) -> str:
     return str(uuid.uuid5(_DELIVERY_NAMESPACE, f"{event_id}/{endpoint_id}"))
 
 
+def _nobody() -> None:
+    """No dispatcher in this process: the dispatchers' poll finds the deliveries."""
+
+
+class Outbound(list[str]):
+    """The ids of the deliveries stored; `claims`, those leased to this process's
+    dispatcher (its to attempt once they are committed)."""
+
+    def __init__(self, ids: Sequence[str] = (), claims: Sequence[Claimed] = ()) -> None:
+        super().__init__(ids)
+        self.claims = list(claims)
+
+
 class WebhookOutbox:
     def __init__(
-        self, client: Client, policy: DeliveryPolicy, task_queue: str = temporal.TASK_QUEUE
+        self, policy: DeliveryPolicy, dispatcher: DeliveryDispatcher | None = None
     ) -> None:
-        self._client = client
         self._policy = policy
-        self._task_queue = task_queue
+        self._dispatcher = dispatcher
 
-    async def enqueue(self, session: AsyncSession, events: Sequence[WebhookEvent]) -> list[str]:
-        """Stores the events that have subscribers, with their deliveries (caller commits);
-        returns the ids of the deliveries to start."""
+    async def enqueue(self, session: AsyncSession, events: Sequence[WebhookEvent]) -> Outbound:
+        """Stores the events that have subscribers, with their deliveries (caller
+        commits): leased to this process's dispatcher if it has room, due now otherwise.
+        Plain rows and Core statements: this runs in every `record_intent`."""
         if not events:
-            return []
+            return Outbound()
+        project_id = events[0].project_id
         endpoints = (
             await session.exec(
-                select(WebhookEndpoint).where(
-                    WebhookEndpoint.project_id == events[0].project_id,
+                with_keys(
+                    col(WebhookEndpoint.id),
+                    col(WebhookEndpoint.url),
+                    col(WebhookEndpoint.event_types),
+                )
+                .join(Project, col(Project.id) == col(WebhookEndpoint.project_id))
+                .where(
+                    col(WebhookEndpoint.project_id) == project_id,
                     col(WebhookEndpoint.enabled).is_(True),
                 )
             )
         ).all()
-        rows: list[WebhookEventRow] = []
-        deliveries: list[WebhookDelivery] = []
+        if not endpoints:
+            return Outbound()
+        keys = project_keys(endpoints[0])
+        dispatcher = self._dispatcher
+        reservation = dispatcher.reserve() if dispatcher is not None else None
+        max_attempts = self._policy.max_attempts
+        first_retry = retry_in(self._policy, 1, max_attempts)
+        rows: list[dict[str, Any]] = []
+        deliveries: list[dict[str, Any]] = []
+        claims: dict[str, Claimed] = {}
         now = utcnow()
         for event in events:
-            subscribed = [e for e in endpoints if event.event_type in e.event_types]
+            subscribed = [e for e in endpoints if event.event_type in e[2]]
             if not subscribed:
                 continue
+            body = event.body()
+            text = body.decode()
+            intent_id = event.data.intent_id
             rows.append(
-                WebhookEventRow(
-                    id=event.event_id,
-                    project_id=event.project_id,
-                    intent_id=event.data.intent_id,
-                    event_type=event.event_type,
-                    body=event.body().decode(),
-                    occurred_at=event.timestamp,
+                {
+                    "id": event.event_id,
+                    "project_id": project_id,
+                    "intent_id": intent_id,
+                    "event_type": event.event_type.value,
+                    "body": text,
+                    "occurred_at": event.timestamp,
+                }
+            )
+            outgoing = Outgoing(event.event_id, event.event_type, body)
+            for endpoint_id, url, *_ in subscribed:
+                id_ = delivery_id(event.event_id, endpoint_id)
+                delivery = {
+                    "id": id_,
+                    "project_id": project_id,
+                    "event_id": event.event_id,
+                    "endpoint_id": endpoint_id,
+                    "event_type": event.event_type.value,
+                    "intent_id": intent_id,
+                    "url": url,
+                    "status": DeliveryStatus.PENDING.value,
+                    "attempt_count": 0,
+                    "max_attempts": max_attempts,
+                    "created_at": now,
+                    "updated_at": now,
+                    "due_at": now,
+                    "lease_token": None,
+                }
+                if (
+                    reservation is not None
+                    and dispatcher is not None
+                    and dispatcher.has_room(endpoint_id)
+                ):
+                    delivery["due_at"] = reservation.lease_until
+                    delivery["lease_token"] = reservation.token
+                    claims[id_] = Claimed(
+                        delivery_id=id_,
+                        endpoint_id=endpoint_id,
+                        project_id=project_id,
+                        number=1,
+                        url=url,
+                        event=outgoing,
+                        token=reservation.token,
+                        lease_until=reservation.lease_until,
+                        keys=keys,
+                        retry_in=first_retry,
+                    )
+                deliveries.append(delivery)
+        if not deliveries:
+            return Outbound()
+        await insert_missing_values(session, WebhookEventRow, rows, ["id"])
+        if claims:
+            # A retried write finds its rows, as they are (a delivery may be under way):
+            # those are not this reservation's. Only the rows inserted now are.
+            inserted = set(
+                await insert_missing_values(
+                    session, WebhookDelivery, deliveries, ["id"], returning="id"
                 )
             )
-            deliveries.extend(
-                WebhookDelivery(
-                    id=delivery_id(event.event_id, endpoint.id),
-                    project_id=event.project_id,
-                    event_id=event.event_id,
-                    endpoint_id=endpoint.id,
-                    event_type=event.event_type,
-                    intent_id=event.data.intent_id,
-                    url=endpoint.url,
-                    status=DeliveryStatus.PENDING,
-                    max_attempts=self._policy.max_attempts,
-                    created_at=now,
-                    updated_at=now,
-                )
-                for endpoint in subscribed
-            )
-        # A retried write finds its rows: keep them as they are (a delivery may be under way).
-        await insert_missing(session, rows, ["id"])
-        await insert_missing(session, deliveries, ["id"])
-        return [delivery.id for delivery in deliveries]
+            claims = {id_: claim for id_, claim in claims.items() if id_ in inserted}
+        else:
+            await insert_missing_values(session, WebhookDelivery, deliveries, ["id"])
+        return Outbound([delivery["id"] for delivery in deliveries], list(claims.values()))
 
-    async def dispatch(self, delivery_ids: Sequence[str]) -> None:
-        """Starts each delivery's workflow (once the rows are committed)."""
-        await asyncio.gather(
-            *(
-                start_delivery(
-                    self._client,
-                    DeliveryOrder(delivery_id=id_, policy=self._policy),
-                    self._task_queue,
-                )
-                for id_ in delivery_ids
-            )
-        )
+    async def dispatch(self, outbound: Outbound) -> None:
+        """Once the rows are committed: the dispatcher attempts its claims at once, and is
+        woken for the rest."""
+        if self._dispatcher is None or not outbound:
+            return
+        self._dispatcher.hand_over(outbound.claims)
+        if len(outbound) > len(outbound.claims):
+            self._dispatcher.wake()
 
 
 _MISSING_ROW_RETRIES = 5
-_HEARTBEAT_EVERY = 2.0
-
-
-# Built once: loading the CA bundle costs about 30 ms of CPU, per client otherwise.
-_TLS = httpx.create_ssl_context()
-
-
-async def _post(url: str, body: bytes, headers: dict[str, str], phase_timeout: float) -> int:
-    # No proxies from the environment, no redirects: the POST goes where the project
-    # said, or fails. The answer's body is not read: only its status counts.
-    async with (
-        httpx.AsyncClient(
-            timeout=phase_timeout, verify=_TLS, trust_env=False, follow_redirects=False
-        ) as http,
-        http.stream("POST", url, content=body, headers=headers) as response,
-    ):
-        return response.status_code
-
-
-async def _heartbeating(work: Coroutine[Any, Any, T]) -> T:
-    task = asyncio.ensure_future(work)
-    try:
-        while True:
-            done, _ = await asyncio.wait({task}, timeout=_HEARTBEAT_EVERY)
-            if done:
-                return task.result()
-            activity.heartbeat()
-    finally:
-        task.cancel()
-
-
-async def _refuse_private_addresses(url: str) -> None:
-    """A production endpoint must resolve to public addresses only (what its name says
-    today, not only when it was registered)."""
-    parts = urlsplit(url)
-    host = parts.hostname or ""
-    port = parts.port or (443 if parts.scheme == "https" else 80)
-    found = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
-    if not found or not all(is_public_address(str(entry[4][0])) for entry in found):
-        raise EndpointRefused(f"{host} resolves to an address that is not public")
 
 
 class WebhookActivities:
-    def __init__(self, db: async_sessionmaker[AsyncSession], secret_box: SecretBox) -> None:
+    """`attempt_delivery` of the delivery workflows started before the dispatcher, and
+    the webhook log's retention (the housekeeping workflow's third task)."""
+
+    def __init__(
+        self,
+        db: async_sessionmaker[AsyncSession],
+        wake: Callable[[], None] = _nobody,
+        retention: timedelta = timedelta(days=DEFAULT_WEBHOOK_RETENTION_DAYS),
+    ) -> None:
         self._db = db
-        self._secret_box = secret_box
+        self._wake = wake
+        self._retention = retention
+
+    @activity.defn
+    async def purge_webhook_log(self, request: WebhookLogPurge) -> WebhookLogPurgeResult:
+        """Ended deliveries and events past the retention period (the request's, else
+        the worker's RAMP_WEBHOOK_RETENTION_DAYS)."""
+        retention = (
+            self._retention
+            if request.retention_seconds is None
+            else timedelta(seconds=request.retention_seconds)
+        )
+        cutoff = utcnow() - retention
+        deliveries = await self._purged(retention_batches.purge_deliveries, cutoff)
+        events = await self._purged(retention_batches.purge_events, cutoff)
+        return WebhookLogPurgeResult(deliveries=deliveries, events=events)
+
+    async def _purged(
+        self, purge: Callable[[AsyncSession, datetime], Awaitable[int]], cutoff: datetime
+    ) -> int:
+        total = 0
+        while True:
+            async with self._db() as session:
+                count = await purge(session, cutoff)
+            total += count
+            activity.heartbeat(total)
+            if count == 0:
+                return total
 
     @activity.defn
     async def attempt_delivery(self, attempt: DeliveryAttempt) -> AttemptOutcome:
-        """One signed POST; records the attempt and the delivery's new status."""
-        async with self._db() as session:
-            delivery = await session.get(WebhookDelivery, attempt.delivery_id)
-            if delivery is None:
-                if activity.info().attempt < _MISSING_ROW_RETRIES:
-                    # A redelivery's workflow starts just before its row is committed.
-                    raise LookupError(f"delivery {attempt.delivery_id} is not stored (yet)")
-                activity.logger.warning("delivery %s does not exist", attempt.delivery_id)
-                return AttemptOutcome(
-                    delivery_id=attempt.delivery_id, status=DeliveryStatus.CANCELLED
-                )
-            status = DeliveryStatus(delivery.status)
-            if status in FINAL_DELIVERY_STATUSES:
-                # A retry of an attempt whose outcome was recorded, or a delivery cancelled
-                # with its endpoint: nothing more to do.
-                return AttemptOutcome(delivery_id=delivery.id, status=status)
-            endpoint = await session.get(WebhookEndpoint, delivery.endpoint_id)
-            if endpoint is None or not endpoint.enabled:
-                await cancel_pending(session, delivery.endpoint_id)
-                await session.commit()
-                return AttemptOutcome(delivery_id=delivery.id, status=DeliveryStatus.CANCELLED)
-            event = await session.get(WebhookEventRow, delivery.event_id)
-            project = await session.get(Project, delivery.project_id)
-            if event is None or project is None:
-                activity.logger.warning("delivery %s lost its event or project", delivery.id)
-                return AttemptOutcome(delivery_id=delivery.id, status=DeliveryStatus.CANCELLED)
-            secrets = signing_secrets(project, self._secret_box, utcnow())
-            client_id = project.client_id
-            production = project.environment == Environment.PRODUCTION
-            # The endpoint's URL as it is now: a project that fixes a wrong URL gets
-            # the pending retries there.
-            url = endpoint.url
-
-        body = event.body.encode()
-        attempted_at = utcnow()
-        headers = signature_headers(
-            message_id=event.id,
-            event_type=event.event_type,
-            client_id=client_id,
-            secrets=secrets,
-            body=body,
-            at=attempted_at,
-        )
-        started = time.perf_counter()
-        status_code: int | None = None
-        error: str | None = None
-        try:
-            if production:
-                await _refuse_private_addresses(url)
-            # The whole attempt (connect, send, answer) within the timeout; heartbeats
-            # meanwhile, so an attempt cut short by a crash is retried within seconds.
-            async with asyncio.timeout(attempt.timeout_seconds):
-                status_code = await _heartbeating(
-                    _post(url, body, headers, attempt.timeout_seconds)
-                )
-            if not 200 <= status_code < 300:
-                error = f"HTTP {status_code}"
-        except TimeoutError:
-            error = f"no answer within {attempt.timeout_seconds:g} s"
-        except (httpx.HTTPError, EndpointRefused) as failure:
-            error = f"{type(failure).__name__}: {failure}"[:1000]
-        latency_ms = round((time.perf_counter() - started) * 1000)
-
-        if status_code is not None and 200 <= status_code < 300:
-            outcome = DeliveryStatus.SUCCEEDED
-        elif status_code == 410:
-            outcome = DeliveryStatus.GONE
-        elif attempt.retry_in_seconds is None:
-            outcome = DeliveryStatus.EXHAUSTED
-        else:
-            outcome = DeliveryStatus.RETRYING
-        outcome = await self._record(
-            attempt, url, attempted_at, status_code, latency_ms, error, outcome
-        )
-        return AttemptOutcome(
-            delivery_id=attempt.delivery_id, status=outcome, status_code=status_code
-        )
-
-    async def _record(
-        self,
-        attempt: DeliveryAttempt,
-        url: str,
-        attempted_at: datetime,
-        status_code: int | None,
-        latency_ms: int,
-        error: str | None,
-        outcome: DeliveryStatus,
-    ) -> DeliveryStatus:
-        """Logs the attempt and moves the delivery on; returns its status, which stays
-        final if the delivery was cancelled (its endpoint disabled) meanwhile."""
-        now = utcnow()
+        """Hands the delivery to the dispatchers (due now, unless it is due already or
+        final) and ends its workflow: the workflow goes on only on RETRYING, which this
+        never returns. A PENDING result means handed over."""
         async with self._db() as session:
             await begin_write(session)
             delivery = (
@@ -284,43 +239,23 @@ class WebhookActivities:
                 )
             ).first()
             if delivery is None:
-                return DeliveryStatus.CANCELLED
-            session.add(
-                WebhookAttempt(
-                    id=str(uuid.uuid4()),
-                    delivery_id=delivery.id,
-                    number=attempt.number,
-                    attempted_at=attempted_at,
-                    status_code=status_code,
-                    latency_ms=latency_ms,
-                    error=error,
+                if activity.info().attempt < _MISSING_ROW_RETRIES:
+                    # A redelivery's workflow was started just before its row was committed.
+                    raise LookupError(f"delivery {attempt.delivery_id} is not stored (yet)")
+                activity.logger.warning("delivery %s does not exist", attempt.delivery_id)
+                return AttemptOutcome(
+                    delivery_id=attempt.delivery_id, status=DeliveryStatus.CANCELLED
                 )
-            )
-            delivery.attempt_count = max(delivery.attempt_count, attempt.number)
-            delivery.updated_at = now
-            current = DeliveryStatus(delivery.status)
-            if current in FINAL_DELIVERY_STATUSES:
+            status = DeliveryStatus(delivery.status)
+            if status in FINAL_DELIVERY_STATUSES:
+                return AttemptOutcome(
+                    delivery_id=delivery.id,
+                    status=status,
+                    status_code=delivery.last_status_code,
+                )
+            if delivery.due_at is None:
+                delivery.due_at = utcnow()
                 session.add(delivery)
                 await session.commit()
-                return current
-            delivery.url = url
-            delivery.status = outcome
-            delivery.last_status_code = status_code
-            delivery.last_error = error
-            delivery.next_attempt_at = (
-                now + timedelta(seconds=attempt.retry_in_seconds)
-                if outcome is DeliveryStatus.RETRYING and attempt.retry_in_seconds is not None
-                else None
-            )
-            session.add(delivery)
-            if outcome is DeliveryStatus.GONE:
-                endpoint = await session.get(WebhookEndpoint, delivery.endpoint_id)
-                if endpoint is not None and endpoint.enabled:
-                    endpoint.enabled = False
-                    endpoint.disabled_reason = "the endpoint answered 410 Gone"
-                    endpoint.updated_at = now
-                    session.add(endpoint)
-                await session.flush()
-                await cancel_pending(session, delivery.endpoint_id)
-            await session.commit()
-            return outcome
+                self._wake()
+        return AttemptOutcome(delivery_id=attempt.delivery_id, status=DeliveryStatus.PENDING)

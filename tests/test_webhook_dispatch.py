@@ -1,15 +1,16 @@
-"""A crash between storing events and starting their deliveries loses nothing and
+"""A crash between storing events and handing them to the dispatcher loses nothing and
 delivers nothing twice.
 
-`record_intent` commits the projection with the events and their deliveries, then
-starts the delivery workflows. Here that start fails once, right after the commit, as a
-worker dying at that point would leave it: the retried write finds its rows, starts the
-deliveries, and each event reaches the endpoint once.
+`record_intent` commits the projection with the events and their deliveries (leased to
+its process's dispatcher), then hands them over. Here the activity fails once, right
+after the commit, as a worker dying at that point would leave it: the retried write
+finds its rows and stores nothing twice; the deliveries' lease lapses, the dispatcher
+claims them, and each event reaches the endpoint once.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator
 
 import httpx
 import pytest
@@ -20,10 +21,11 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 from temporalio.client import Client
 from temporalio.worker import Worker
 
-from activities.webhooks import WebhookOutbox
+from activities.webhooks import Outbound, WebhookOutbox
 from ramp.config import Settings
 from ramp.db.tables import WebhookDelivery, WebhookEventRow
 from ramp.security.encryption import SecretBox
+from ramp.webhooks.dispatcher import DeliveryDispatcher
 from tests.helpers.payments import create_intent, register_accounts
 from tests.helpers.projects import ProjectCredentials, make_customer
 from tests.helpers.servers import FAST_DELIVERY
@@ -33,22 +35,29 @@ from worker import build_worker
 
 
 class DispatchFailsOnce(WebhookOutbox):
-    """The outbox, except that its first start of deliveries fails after the commit."""
+    """The outbox, except that its first wake-up fails after the commit."""
 
-    def __init__(self, client: Client, task_queue: str) -> None:
-        super().__init__(client, FAST_DELIVERY, task_queue)
+    def __init__(self, dispatcher: DeliveryDispatcher) -> None:
+        super().__init__(FAST_DELIVERY, dispatcher)
         self.failures = 0
 
-    async def dispatch(self, delivery_ids: Sequence[str]) -> None:
-        if delivery_ids and self.failures == 0:
+    async def dispatch(self, outbound: Outbound) -> None:
+        if outbound and self.failures == 0:
             self.failures += 1
             raise ConnectionError("the worker lost Temporal right after the commit")
-        await super().dispatch(delivery_ids)
+        await super().dispatch(outbound)
 
 
 @pytest.fixture(scope="module")
-def outbox(own_client: Client, migrated: Settings) -> DispatchFailsOnce:
-    return DispatchFailsOnce(own_client, migrated.task_queue)
+def dispatcher(
+    sessions: async_sessionmaker[AsyncSession], secret_box: SecretBox
+) -> DeliveryDispatcher:
+    return DeliveryDispatcher(sessions, secret_box, FAST_DELIVERY)
+
+
+@pytest.fixture(scope="module")
+def outbox(dispatcher: DeliveryDispatcher) -> DispatchFailsOnce:
+    return DispatchFailsOnce(dispatcher)
 
 
 @pytest.fixture(scope="module")
@@ -57,10 +66,16 @@ async def own_worker(
     sessions: async_sessionmaker[AsyncSession],
     secret_box: SecretBox,
     outbox: DispatchFailsOnce,
+    dispatcher: DeliveryDispatcher,
     migrated: Settings,
 ) -> AsyncIterator[Worker]:
     async with build_worker(
-        own_client, sessions, secret_box, outbox=outbox, task_queue=migrated.task_queue
+        own_client,
+        sessions,
+        secret_box,
+        outbox=outbox,
+        dispatcher=dispatcher,
+        task_queue=migrated.task_queue,
     ) as running:
         yield running
 

@@ -47,7 +47,12 @@ from tests.helpers.webhook_receiver import Received, Receiver, receiving
 pytestmark = pytest.mark.usefixtures("worker")
 
 NODE = shutil.which("node") or ""
-ALL_EVENTS = ["INTENT_STATUS_CHANGED", "COMPLIANCE_UPDATED", "MONEY_MOVEMENT_UPDATED"]
+ALL_EVENTS = [
+    "INTENT_STATUS_CHANGED",
+    "COMPLIANCE_UPDATED",
+    "MONEY_MOVEMENT_UPDATED",
+    "DEPOSIT_UNMATCHED",
+]
 
 
 @pytest.fixture

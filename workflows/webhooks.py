@@ -1,11 +1,12 @@
-"""WebhookDeliveryWorkflow: one event on its way to one endpoint, until it is acknowledged.
+"""WebhookDeliveryWorkflow: the previous design's delivery, one workflow per delivery.
 
-The intent workflow's `record_intent` activity stores each event with one delivery per
-subscribed endpoint and starts this workflow for each delivery (id
-`webhook-delivery-<deliveryId>`, never reused, so a retried start cannot deliver twice).
-A delivery whose start was lost is started by the outbox sweeper (ramp/webhooks/sweeper.py).
-Attempts are activities; the waits between them are durable timers, so neither a worker
-nor a server restart loses a delivery or shortens its schedule.
+Deliveries are now made by the dispatchers of the worker processes
+(ramp/webhooks/dispatcher.py; docs/decisions.md, "Issue 16"), and nothing starts this
+workflow any more. It stays registered, unchanged, for the runs the previous code
+started (a delivery could wait up to about 26.6 hours): their next `attempt_delivery`
+hands the delivery to the dispatchers and returns a status other than RETRYING, which
+ends the run (activities/webhooks.py). Recorded histories still replay
+(tests/test_webhook_replay.py).
 """
 
 from __future__ import annotations

@@ -1,14 +1,16 @@
 """Reading a project's webhook delivery log, and redelivering a logged event.
 
-What `GET /webhooks/deliveries[/{id}]` and `POST /webhooks/deliveries/{id}/redeliver`
-do, and what the dashboard will call. Delivering is the delivery workflows' business
-(workflows/webhooks.py); a redelivery is handed to one through `start`.
+What `GET /webhooks/deliveries[/{id}]`, `POST /webhooks/deliveries/{id}/redeliver` and
+`POST /webhooks/endpoints/{id}/recover` do, and what the dashboard will call. Delivering
+is the dispatchers' business (ramp/webhooks/dispatcher.py): a redelivery is stored due
+now, and they take it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 
 from sqlalchemy.ext.asyncio import async_sessionmaker
 from sqlmodel import col, select
@@ -17,9 +19,9 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 from ramp.db.engine import read_snapshot
 from ramp.db.keyset import Page, PageRequest, newest_first
 from ramp.db.tables import WebhookAttempt, WebhookDelivery, WebhookEndpoint
-from ramp.errors import Conflict, NotFound
-from ramp.webhooks.endpoints import redelivery
-from ramp.webhooks.models import REDELIVERY_POLICY_DELAYS, DeliveryOrder, DeliveryPolicy
+from ramp.errors import Conflict, NotFound, WebhookError
+from ramp.webhooks.endpoints import owned_endpoint, redelivery
+from ramp.webhooks.models import DeliveryStatus
 
 
 @dataclass(frozen=True)
@@ -93,37 +95,73 @@ async def logged_delivery(
     return LoggedDelivery(delivery, attempts.get(delivery.id, []))
 
 
-async def redeliver(
-    session: AsyncSession,
-    project_id: str,
-    delivery_id: str,
-    *,
-    timeout_seconds: float,
-    start: Callable[[DeliveryOrder], Awaitable[None]],
-) -> WebhookDelivery:
+async def redeliver(session: AsyncSession, project_id: str, delivery_id: str) -> WebhookDelivery:
     """Sends a logged delivery's event again, once, as a new delivery to its endpoint's
-    current URL. NotFound for another project's delivery; Conflict if the endpoint was
-    removed or is disabled."""
+    current URL (due now: a dispatcher's next poll takes it). NotFound for another
+    project's delivery; Conflict if the endpoint was removed or is disabled."""
     original = await _owned_delivery(session, project_id, delivery_id)
     endpoint = await session.get(WebhookEndpoint, original.endpoint_id)
     if endpoint is None or not endpoint.enabled:
-        raise Conflict(
-            "ENDPOINT_DISABLED",
-            "the delivery's endpoint was removed or is disabled; enable it first",
-            {"endpointId": original.endpoint_id},
-        )
-    policy = DeliveryPolicy(
-        retry_delays_seconds=REDELIVERY_POLICY_DELAYS, timeout_seconds=timeout_seconds
-    )
-    again = redelivery(original, endpoint, policy)
+        raise _endpoint_disabled(original.endpoint_id)
+    again = redelivery(original, endpoint)
     session.add(again)
-    await session.flush()
-    # Started before the commit: if the workflow cannot be started, nothing is stored;
-    # the first attempt waits for the row if it runs before the commit.
-    await start(DeliveryOrder(delivery_id=again.id, policy=policy))
     await session.commit()
     await session.refresh(again)
     return again
+
+
+# Deliveries that ended without an acknowledgement.
+_UNDELIVERED = (DeliveryStatus.EXHAUSTED, DeliveryStatus.GONE, DeliveryStatus.CANCELLED)
+# Events re-sent per recovery; a second call goes on with the rest (those re-sent by
+# the first are on their way, so it skips them).
+RECOVERY_BATCH = 10_000
+
+
+async def recover(
+    session: AsyncSession,
+    project_id: str,
+    endpoint_id: str,
+    since: datetime,
+    *,
+    max_attempts: int,
+) -> list[WebhookDelivery]:
+    """Sends again, as new deliveries on the full retry schedule, every event whose
+    deliveries to the endpoint since `since` all ended unacknowledged (exhausted, gone
+    or cancelled); oldest first, up to RECOVERY_BATCH events. NotFound for another
+    project's endpoint; Conflict if it is disabled."""
+    endpoint = await owned_endpoint(session, project_id, endpoint_id)
+    if not endpoint.enabled:
+        raise _endpoint_disabled(endpoint.id)
+    rows = (
+        await session.exec(
+            select(WebhookDelivery)
+            .where(
+                WebhookDelivery.endpoint_id == endpoint.id,
+                col(WebhookDelivery.created_at) >= since,
+            )
+            .order_by(col(WebhookDelivery.created_at), col(WebhookDelivery.id))
+        )
+    ).all()
+    by_event: dict[str, list[WebhookDelivery]] = {}
+    for row in rows:
+        by_event.setdefault(row.event_id, []).append(row)
+    again = [
+        redelivery(deliveries[-1], endpoint, max_attempts)
+        for deliveries in by_event.values()
+        # Not one acknowledged or still on its way.
+        if all(DeliveryStatus(d.status) in _UNDELIVERED for d in deliveries)
+    ][:RECOVERY_BATCH]
+    session.add_all(again)
+    await session.commit()
+    return again
+
+
+def _endpoint_disabled(endpoint_id: str) -> Conflict:
+    return Conflict(
+        WebhookError.ENDPOINT_DISABLED,
+        "the delivery's endpoint was removed or is disabled; enable it first",
+        {"endpointId": endpoint_id},
+    )
 
 
 async def _owned_delivery(

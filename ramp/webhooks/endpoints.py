@@ -15,7 +15,7 @@ from ramp.db.types import utcnow
 from ramp.errors import NotFound
 from ramp.security.network import public_host
 from ramp.webhooks.events import WebhookEventType
-from ramp.webhooks.models import DeliveryPolicy, DeliveryStatus
+from ramp.webhooks.models import DeliveryStatus
 
 MAX_ENDPOINTS_PER_PROJECT = 20
 
@@ -138,9 +138,10 @@ async def project_endpoints(session: AsyncSession, project_id: str) -> list[Webh
 
 
 def redelivery(
-    original: WebhookDelivery, endpoint: WebhookEndpoint, policy: DeliveryPolicy
+    original: WebhookDelivery, endpoint: WebhookEndpoint, max_attempts: int = 1
 ) -> WebhookDelivery:
-    """A new delivery of `original`'s event to its (enabled) endpoint's current URL."""
+    """A new delivery of `original`'s event to its (enabled) endpoint's current URL, due
+    now; by default attempted once (retrying it is the caller's decision)."""
     now = utcnow()
     return WebhookDelivery(
         id=str(uuid.uuid4()),
@@ -151,10 +152,11 @@ def redelivery(
         intent_id=original.intent_id,
         url=endpoint.url,
         status=DeliveryStatus.PENDING,
-        max_attempts=policy.max_attempts,
+        max_attempts=max_attempts,
         redelivery_of=original.id,
         created_at=now,
         updated_at=now,
+        due_at=now,
     )
 
 
@@ -166,8 +168,8 @@ def _event_types(event_types: Iterable[WebhookEventType]) -> list[str]:
 
 
 async def cancel_pending(session: AsyncSession, endpoint_id: str) -> None:
-    """Ends the pending deliveries of a disabled or removed endpoint (caller commits); their
-    workflows find them final at their next attempt."""
+    """Ends the pending deliveries of a disabled or removed endpoint (caller commits); an
+    attempt under way is still logged, and its delivery stays cancelled."""
     await session.exec(
         update(WebhookDelivery)
         .where(
@@ -178,6 +180,8 @@ async def cancel_pending(session: AsyncSession, endpoint_id: str) -> None:
             status=DeliveryStatus.CANCELLED,
             last_error="the endpoint was disabled or removed",
             next_attempt_at=None,
+            due_at=None,
+            lease_token=None,
             updated_at=utcnow(),
         )
     )

@@ -25,6 +25,8 @@ class WebhookEventType(StrEnum):
     INTENT_STATUS_CHANGED = "INTENT_STATUS_CHANGED"
     COMPLIANCE_UPDATED = "COMPLIANCE_UPDATED"
     MONEY_MOVEMENT_UPDATED = "MONEY_MOVEMENT_UPDATED"
+    # Money arrived that the intent cannot take (it had ended, or another amount).
+    DEPOSIT_UNMATCHED = "DEPOSIT_UNMATCHED"
 
 
 class IntentStatusChanged(WireModel):
@@ -55,8 +57,17 @@ class MoneyMovementUpdated(WireModel):
     provider_reference: str
 
 
+class DepositUnmatched(WireModel):
+    intent_id: str
+    customer_id: str
+    transaction_id: str | None
+    provider_reference: str | None
+    # What happened and what to do (refund it): an operator acts on it.
+    unmatched_reason: str
+
+
 # Told apart by their fields (extra fields are forbidden, and each has its own).
-EventData = IntentStatusChanged | ComplianceUpdated | MoneyMovementUpdated
+EventData = IntentStatusChanged | ComplianceUpdated | MoneyMovementUpdated | DepositUnmatched
 
 
 class WebhookEvent(WireModel):
@@ -132,6 +143,20 @@ def transition_events(
                 status=transaction.status,
                 previous_status=previous.status if previous else None,
                 provider_reference=transaction.provider_reference,
+            ),
+        )
+
+    unmatched = after.unmatched_deposit
+    if unmatched is not None and (before is None or before.unmatched_deposit is None):
+        emit(
+            WebhookEventType.DEPOSIT_UNMATCHED,
+            unmatched.event_id,
+            DepositUnmatched(
+                intent_id=after.id,
+                customer_id=after.customer_id,
+                transaction_id=transaction.id if transaction else None,
+                provider_reference=transaction.provider_reference if transaction else None,
+                unmatched_reason=unmatched.reason,
             ),
         )
 

@@ -9,12 +9,13 @@ from datetime import UTC, datetime
 from typing import Any
 
 import httpx
+from sqlmodel import col, update
 from sqlmodel.ext.asyncio.session import AsyncSession
 from temporalio.client import Client
 
 from activities.webhooks import WebhookOutbox
 from ramp.config import Settings
-from ramp.db.tables import Project
+from ramp.db.tables import Project, WebhookDelivery
 from ramp.intents.states import IntentStatus
 from ramp.webhooks import endpoints
 from ramp.webhooks.events import IntentStatusChanged, WebhookEvent, WebhookEventType, event_id
@@ -64,20 +65,36 @@ async def wait_for_deliveries(
 
 
 async def stored_delivery(
-    db: AsyncSession, settings: Settings, url: str, client: Client, policy: DeliveryPolicy
+    db: AsyncSession,
+    settings: Settings,
+    url: str,
+    client: Client,
+    policy: DeliveryPolicy,
+    **stored_as: Any,
 ) -> str:
     """A new project with an endpoint at `url` and one stored event for it, as the intent
-    workflow's write leaves them; returns the delivery's id (not started)."""
+    workflow's write leaves them (due, nobody woken; or with the delivery's columns in
+    `stored_as`); returns the delivery's id."""
     credentials = await make_project(db, settings)
     project = await db.get(Project, credentials.project_id)
     assert project is not None
     await endpoints.add_endpoint(db, project, url=url)
+    (delivery_id,) = await stored_event(db, project.id, policy, **stored_as)
+    return delivery_id
+
+
+async def stored_event(
+    db: AsyncSession, project_id: str, policy: DeliveryPolicy, **stored_as: Any
+) -> list[str]:
+    """One new event of the project stored as the intent workflow's write stores it, with
+    a delivery per subscribed endpoint (columns in `stored_as` changed in the same
+    transaction); returns the deliveries' ids."""
     intent_id = str(uuid.uuid4())
     event = WebhookEvent(
         event_id=event_id(intent_id, 1, "test"),
         event_type=WebhookEventType.INTENT_STATUS_CHANGED,
         timestamp=datetime.now(UTC),
-        project_id=project.id,
+        project_id=project_id,
         data=IntentStatusChanged(
             intent_id=intent_id,
             customer_id=str(uuid.uuid4()),
@@ -86,6 +103,12 @@ async def stored_delivery(
             failure_reason=None,
         ),
     )
-    (delivery_id,) = await WebhookOutbox(client, policy).enqueue(db, [event])
+    delivery_ids = list(await WebhookOutbox(policy).enqueue(db, [event]))
+    if stored_as:
+        await db.exec(
+            update(WebhookDelivery)
+            .where(col(WebhookDelivery.id).in_(delivery_ids))
+            .values(**stored_as)
+        )
     await db.commit()
-    return delivery_id
+    return delivery_ids

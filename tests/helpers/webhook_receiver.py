@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
+import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -36,6 +37,11 @@ class Receiver(ThreadingHTTPServer):
         self.hold = threading.Event()
         self._released = threading.Event()
         self._lock = threading.Lock()
+        # Seconds each answer waits (a window in which a second POST of the same event,
+        # made at the same time, would be caught); `overlaps` counts such POSTs.
+        self.answer_delay = 0.0
+        self.overlaps = 0
+        self._in_flight: dict[str, int] = {}
 
     @property
     def url(self) -> str:
@@ -59,7 +65,15 @@ class Receiver(ThreadingHTTPServer):
     def _record(self, received: Received) -> int:
         with self._lock:
             self.received.append(received)
+            event_id = received.headers.get("webhook-id", "")
+            if self._in_flight.get(event_id):
+                self.overlaps += 1
+            self._in_flight[event_id] = self._in_flight.get(event_id, 0) + 1
             return self.statuses.pop(0) if self.statuses else self.default_status
+
+    def _answered(self, received: Received) -> None:
+        with self._lock:
+            self._in_flight[received.headers.get("webhook-id", "")] -= 1
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -68,15 +82,19 @@ class _Handler(BaseHTTPRequestHandler):
         assert isinstance(server, Receiver)
         body = self.rfile.read(int(self.headers.get("content-length", "0")))
         headers = {name.lower(): value for name, value in self.headers.items()}
-        status = server._record(Received(self.path, headers, body))
+        received = Received(self.path, headers, body)
+        status = server._record(received)
         if server.hold.is_set():
             server._released.wait(timeout=60)
+        time.sleep(server.answer_delay)
         try:
             self.send_response(status)
             self.send_header("Content-Length", "0")
             self.end_headers()
         except OSError:
             pass  # the sender is gone (the test killed it)
+        finally:
+            server._answered(received)
 
     def log_message(self, format: str, *args: Any) -> None:
         pass

@@ -23,8 +23,8 @@ from temporalio.worker import Replayer
 from ramp.db.engine import create_engine, session_factory
 from ramp.db.migrate import upgrade
 from ramp.security.encryption import SecretBox
-from ramp.webhooks.dispatch import delivery_workflow_id, start_delivery
 from ramp.webhooks.models import DeliveryOrder, DeliveryPolicy, DeliveryStatus
+from tests.helpers.legacy_deliveries import delivery_workflow_id, start_delivery
 from tests.helpers.servers import dev_server, service_client
 from tests.helpers.webhook_api import stored_delivery
 from tests.helpers.webhook_receiver import receiving
