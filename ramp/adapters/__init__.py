@@ -6,6 +6,7 @@ workflow or the activities changing.
 """
 
 from ramp.catalog import SANDBOX_PROVIDERS
+from ramp.quotes.models import Quoter
 
 from .base import (
     AccountDetails,
@@ -16,6 +17,11 @@ from .base import (
     TransactionOrder,
 )
 from .sandbox import SandboxProviderAdapter
+
+
+def catalog_quoters() -> dict[str, Quoter]:
+    """The quote flow of every provider of the catalog that has one (by provider code)."""
+    return {p.code: SandboxProviderAdapter(p) for p in SANDBOX_PROVIDERS}
 
 
 def catalog_adapters() -> ProviderAdapters:
@@ -32,4 +38,5 @@ __all__ = [
     "TransactionCancellation",
     "TransactionOrder",
     "catalog_adapters",
+    "catalog_quoters",
 ]

@@ -8,7 +8,7 @@ from typing import Any, Protocol
 from pydantic import BaseModel, ConfigDict
 
 from ramp.catalog import MovementType, Rail
-from ramp.intents.models import TransactionContext
+from ramp.intents.models import Receipt, TransactionContext
 from ramp.money import Amount
 
 
@@ -43,6 +43,8 @@ class ProviderTransaction(BaseModel):
 
     provider_reference: str
     context: TransactionContext
+    # Set by the create_transaction activity from a quote (not by adapters).
+    receipt: Receipt | None = None
 
 
 class TransactionCancellation(BaseModel):

@@ -53,6 +53,7 @@ __all__ = [
     "Quote",
     "QuoteRequest",
     "TransactionOrder",
+    "WebhookRegistration",
     "WebhookRejected",
 ]
 
@@ -135,6 +136,14 @@ class ProviderAccountRef(_Model):
     """An account registered at the provider (Bridge: an external account id)."""
 
     provider_account_ref: str
+
+
+class WebhookRegistration(_Model):
+    """Our endpoint as registered at the provider: its id there and the key its
+    webhooks are verified with (a public key, or None where the provider has none)."""
+
+    endpoint_ref: str
+    public_key: str | None = None
 
 
 # --- quotes and transfers --------------------------------------------------------------
@@ -294,6 +303,11 @@ class Connector(Protocol):
 
     async def cancel_transfer(self, ctx: ProviderContext, ref: str) -> None:
         """Voids an order awaiting its deposit; `NotSupported` once money moved."""
+        ...
+
+    async def register_webhook(self, ctx: ProviderContext, url: str) -> WebhookRegistration:
+        """Registers (idempotently) our endpoint for this account's events at the
+        provider; `NotSupported` where the provider's API cannot."""
         ...
 
     def parse_webhook(

@@ -9,12 +9,14 @@ from __future__ import annotations
 import base64
 import hashlib
 import uuid
+from datetime import UTC, datetime
 
 import base58
 import bech32
 from eth_utils.address import to_checksum_address
 
 from ramp.adapters.base import ProviderTransaction, TransactionCancellation, TransactionOrder
+from ramp.adapters.sandbox_rates import sandbox_quote
 from ramp.catalog import Currency, MovementType, Provider, Rail, currency_by_code
 from ramp.errors import ProviderFailed, ProviderRefusal
 from ramp.intents.models import (
@@ -24,6 +26,7 @@ from ramp.intents.models import (
     TransactionContext,
 )
 from ramp.money import Money, format_amount
+from ramp.quotes.models import ProviderQuote, RailQuoteRequest
 
 # The provider's collection account per rail. Identifiers carry valid checksums so
 # that client-side validation behaves as in production.
@@ -86,6 +89,10 @@ class SandboxProviderAdapter:
             provider_reference=f"{short_code}_{_digest(order).hex()[:20]}",
             context=TransactionContext(deposit_instructions=[instruction]),
         )
+
+    async def quote(self, request: RailQuoteRequest) -> ProviderQuote:
+        """An indicative price from the sandbox's rate table (ramp/adapters/sandbox_rates.py)."""
+        return await sandbox_quote(self.provider.code, request, datetime.now(UTC))
 
     async def cancel_transaction(self, cancellation: TransactionCancellation) -> None:
         # The mock provider holds no funds: voiding an order always succeeds.

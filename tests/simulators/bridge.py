@@ -6,7 +6,8 @@ the documented shapes, replays idempotent POSTs (same key and body: the first an
 same key, other body: 422), and can be told to fail (a status such as 503 or 429 with
 `Retry-After`, 401, or an answer slower than the client waits). It signs webhooks as
 Bridge documents: RSA over the SHA-256 digest of `<t>.<raw body>`, sent as
-`X-Webhook-Signature: t=<ms>,v0=<base64>`, with a key per webhook endpoint.
+`X-Webhook-Signature: t=<ms>,v0=<base64>`, with a key per webhook endpoint. Exchange
+rates come from a fixed table (tests/simulators/bridge_rates.py).
 
 Nothing here imports the adapter: it is the other side of the wire.
 """
@@ -35,6 +36,8 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
+
+from tests.simulators.bridge_rates import DEFAULT_RATES, exchange_rates
 
 PREFIX = "/v0"
 BANK_RAILS = {"ach", "ach_push", "ach_same_day", "wire", "sepa", "spei"}
@@ -101,11 +104,14 @@ class BridgeSimulator:
     kyc_links: dict[str, dict[str, Any]] = field(default_factory=dict)
     external_accounts: dict[str, dict[str, Any]] = field(default_factory=dict)
     transfers: dict[str, dict[str, Any]] = field(default_factory=dict)
+    webhooks: dict[str, dict[str, Any]] = field(default_factory=dict)
+    rates: dict[tuple[str, str], tuple[str, str, str]] = field(default_factory=dict)
     _idempotency: dict[str, tuple[str, int, Any]] = field(default_factory=dict)
     url: str = ""
 
     def __post_init__(self) -> None:
         # The key Bridge assigns to our webhook endpoint (its public half is ours).
+        self.rates.update(DEFAULT_RATES)
         self.webhook_key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
 
     # --- controls for tests ------------------------------------------------------------
@@ -113,9 +119,17 @@ class BridgeSimulator:
     def reset(self) -> None:
         for store in (self.requests, self.faults):
             store.clear()
-        for table in (self.customers, self.kyc_links, self.external_accounts, self.transfers):
+        for table in (
+            self.customers,
+            self.kyc_links,
+            self.external_accounts,
+            self.transfers,
+            self.webhooks,
+        ):
             table.clear()
         self._idempotency.clear()
+        self.rates.clear()
+        self.rates.update(DEFAULT_RATES)
 
     def fail_next(self, fault: Fault, times: int = 1) -> None:
         self.faults.extend([fault] * times)
@@ -201,13 +215,20 @@ class BridgeSimulator:
                 self._create_external_account,
                 methods=["POST"],
             ),
+            Route(PREFIX + "/webhooks", self._list_webhooks, methods=["GET"]),
+            Route(PREFIX + "/webhooks", self._create_webhook, methods=["POST"]),
+            Route(PREFIX + "/webhooks/{id}", self._update_webhook, methods=["PUT"]),
             Route(PREFIX + "/transfers", self._create_transfer, methods=["POST"]),
             Route(PREFIX + "/transfers/{id}", self._get_transfer, methods=["GET"]),
             Route(PREFIX + "/transfers/{id}", self._delete_transfer, methods=["DELETE"]),
+            Route(PREFIX + "/exchange_rates", self._exchange_rates, methods=["GET"]),
         ]
         app = Starlette(routes=routes)
         app.add_middleware(_Gate, simulator=self)
         return app
+
+    async def _exchange_rates(self, request: Request) -> Response:
+        return exchange_rates(self.rates, request)
 
     async def _list_customers(self, request: Request) -> Response:
         limit = int(request.query_params.get("limit", "10"))
@@ -246,6 +267,32 @@ class BridgeSimulator:
         }
         self.kyc_links[link_id] = link
         return JSONResponse(link)
+
+    async def _list_webhooks(self, request: Request) -> Response:
+        data = list(self.webhooks.values())
+        return JSONResponse({"count": len(data), "data": data})
+
+    async def _create_webhook(self, request: Request) -> Response:
+        body = await request.json()
+        url = str(_need(body, "url"))
+        _need(body, "event_epoch")
+        if not url.startswith(("https://", "http://")):
+            raise Invalid("url", "url must be an https URL")
+        webhook_id = f"wep_{uuid.uuid4().hex[:16]}"
+        endpoint = {"id": webhook_id, "url": url, "status": "disabled",
+                    "event_categories": body.get("event_categories", []),
+                    "public_key": self.webhook_public_key, "created_at": _now()}  # fmt: skip
+        self.webhooks[webhook_id] = endpoint
+        return JSONResponse(endpoint, status_code=201)
+
+    async def _update_webhook(self, request: Request) -> Response:
+        endpoint = self.webhooks.get(request.path_params["id"])
+        if endpoint is None:
+            return _error(404, "not_found", "webhook not found")
+        body = await request.json()
+        if body.get("status") in ("active", "disabled"):
+            endpoint["status"] = body["status"]
+        return JSONResponse(endpoint)
 
     async def _create_external_account(self, request: Request) -> Response:
         customer_id = request.path_params["id"]

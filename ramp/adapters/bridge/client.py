@@ -128,6 +128,10 @@ class BridgeClient:
             fields=fields,
         )
 
+    async def put(self, path: str, body: Mapping[str, Any]) -> Any:
+        # No Idempotency-Key: Bridge wants none on PUT (a PUT is idempotent by itself).
+        return await self._send("PUT", path, json=dict(body))
+
     async def delete(self, path: str) -> Any:
         return await self._send("DELETE", path)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from datetime import UTC, datetime
 from typing import Any
 
 import httpx
@@ -11,7 +12,9 @@ import httpx
 import ramp.adapters.bridge.accounts as accounts
 import ramp.adapters.bridge.customers as customers
 import ramp.adapters.bridge.kyc as kyc
+import ramp.adapters.bridge.quotes as quotes
 import ramp.adapters.bridge.transfers as transfers
+import ramp.adapters.bridge.webhook_endpoints as webhook_endpoints
 import ramp.adapters.bridge.webhooks as webhooks
 from ramp.adapters.contract import (
     AccountDetails,
@@ -28,6 +31,7 @@ from ramp.adapters.contract import (
     Quote,
     QuoteRequest,
     TransactionOrder,
+    WebhookRegistration,
     WebhookRejected,
 )
 
@@ -73,7 +77,13 @@ class BridgeConnector:
             return await accounts.register_account(client, customer, account)
 
     async def quote(self, ctx: ProviderContext, request: QuoteRequest) -> Quote:
-        raise NotSupported("Bridge quotes are not offered through this connector yet")
+        pair = quotes.rate_pair(request)
+        rates = None
+        if not pair.one_to_one:
+            async with self._client(ctx) as client:
+                rates = await client.get("/exchange_rates", params=pair.params())
+        rate = quotes.exchange_rate(pair, rates)
+        return quotes.provider_quote(request, pair, rate, datetime.now(UTC))
 
     async def create_transfer(
         self,
@@ -113,6 +123,10 @@ class BridgeConnector:
                 if after.provider_state == transfers.CANCELED:
                     return
                 raise NotSupported(f"Bridge holds the deposit ({after.provider_state})") from None
+
+    async def register_webhook(self, ctx: ProviderContext, url: str) -> WebhookRegistration:
+        async with self._client(ctx) as client:
+            return await webhook_endpoints.register_endpoint(client, url)
 
     def parse_webhook(
         self, ctx: ProviderContext, headers: Mapping[str, str], body: bytes

@@ -153,9 +153,7 @@ def deposit_instruction(
     amount = _amount(instructions, order)
     if order.movement_type is MovementType.OFFRAMP:
         (address,) = _required(instructions, "to_address")
-        if instructions.get("blockchain_memo"):
-            # Our crypto instructions have no memo field yet; losing it would lose funds.
-            raise NotSupported("Bridge asked for a blockchain memo, which we cannot show yet")
+        memo = instructions.get("blockchain_memo")
         assert currency.blockchain is not None
         return DepositInstruction(
             type="CRYPTO",
@@ -167,6 +165,7 @@ def deposit_instruction(
                 amount=amount,
                 amount_in_smallest_unit=str(Money(amount, currency.code).in_smallest_units()),
                 token_contract=currency.contract_address,
+                memo=str(memo) if memo else None,
             ),
         )
     rail = order.source.rail

@@ -1,0 +1,336 @@
+"""Provider accounts: what the `ramp provider-account` commands and the dashboard do.
+
+A production project routes through exactly its provider accounts that are enabled and
+healthy. Setting an account validates the credentials against the provider's schema,
+checks them with the provider (`verify_credentials`: invalid ones are refused with the
+provider's reason and nothing is stored), stores them sealed (encrypted, bound to the
+project and provider) and registers our webhook endpoint at the provider where its API
+allows it. Credentials are never returned: a view carries a masked hint only.
+
+Activities open an account into a `ProviderContext` (decrypted credentials) with
+`provider_context`; nothing else decrypts them.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from enum import StrEnum
+from typing import Any
+
+import jsonschema
+from sqlmodel import select
+from sqlmodel.ext.asyncio.session import AsyncSession
+
+from ramp.adapters.contract import (
+    Connector,
+    CredentialsRejected,
+    NotSupported,
+    ProviderContext,
+    ProviderCredentials,
+    ProviderError,
+    ProviderRefused,
+    ProviderUnavailable,
+)
+from ramp.adapters.registry import Connectors
+from ramp.config import Environment
+from ramp.db.tables import Project, ProviderAccount
+from ramp.db.types import utcnow
+from ramp.errors import Conflict, InvalidInput, NotFound, ProviderAccountError, Unavailable
+from ramp.provider_accounts.credentials import masked_hint, seal, unseal
+from ramp.security.encryption import SecretBox
+from ramp.timestamps import format_timestamp
+
+log = logging.getLogger(__name__)
+
+WEBHOOK_PATH = "/v1/provider-webhooks/{}"
+
+
+class AccountStatus(StrEnum):
+    HEALTHY = "HEALTHY"
+    # The provider refused the credentials (at a call, not at entry): out of routing
+    # until the owner sets working ones.
+    UNHEALTHY = "UNHEALTHY"
+    DISABLED = "DISABLED"
+
+
+@dataclass(frozen=True)
+class ProviderAccountView:
+    """A provider account as its owner sees it: never the credentials."""
+
+    id: str
+    project_id: str
+    provider_code: str
+    status: str
+    status_reason: str | None
+    credentials_hint: str | None
+    webhook_url: str
+    webhook_registered: bool
+    created_at: datetime
+    updated_at: datetime
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "providerAccountId": self.id,
+            "projectId": self.project_id,
+            "provider": self.provider_code,
+            "status": self.status,
+            "statusReason": self.status_reason,
+            "credentialsHint": self.credentials_hint,
+            "webhookUrl": self.webhook_url,
+            "webhookRegistered": self.webhook_registered,
+            "createdAt": format_timestamp(self.created_at),
+            "updatedAt": format_timestamp(self.updated_at),
+        }
+
+
+def webhook_url(public_url: str, provider_account_id: str) -> str:
+    """Where the provider posts this account's events."""
+    return public_url.rstrip("/") + WEBHOOK_PATH.format(provider_account_id)
+
+
+def view(account: ProviderAccount, public_url: str) -> ProviderAccountView:
+    return ProviderAccountView(
+        id=account.id,
+        project_id=account.project_id,
+        provider_code=account.provider_code,
+        status=account.status,
+        status_reason=account.status_reason,
+        credentials_hint=account.credentials_hint,
+        webhook_url=webhook_url(public_url, account.id),
+        webhook_registered=account.webhook_public_key is not None,
+        created_at=account.created_at,
+        updated_at=account.updated_at,
+    )
+
+
+def provider_codes(connectors: Connectors | None = None) -> tuple[str, ...]:
+    """The providers a production project can connect."""
+    return (connectors or Connectors()).codes()
+
+
+def credentials_schema(
+    provider_code: str, connectors: Connectors | None = None
+) -> Mapping[str, Any]:
+    """The JSON Schema of a provider's credentials (drives the CLI and the dashboard)."""
+    return _connector(provider_code, connectors).credentials_schema
+
+
+async def set_provider_account(
+    session: AsyncSession,
+    *,
+    project_id: str,
+    provider_code: str,
+    credentials: Mapping[str, Any],
+    secret_box: SecretBox,
+    public_url: str,
+    connectors: Connectors | None = None,
+) -> ProviderAccountView:
+    """Connects (or reconnects, with new credentials) the project's account at a provider.
+
+    Refused without storing anything: an unknown provider, a sandbox project, credentials
+    that break the schema (the field is named, the value never quoted) or that the
+    provider refuses (its reason), a provider that does not answer.
+    """
+    connector = _connector(provider_code, connectors)
+    project = await session.get(Project, project_id)
+    if project is None:
+        raise NotFound("project")
+    if project.environment != Environment.PRODUCTION:
+        raise Conflict(
+            ProviderAccountError.SANDBOX_PROJECT,
+            "sandbox projects route through the mock providers; connect real providers "
+            "to a production project",
+        )
+    _validate(connector, credentials)
+    existing = (
+        await session.exec(
+            select(ProviderAccount.id).where(
+                ProviderAccount.project_id == project_id,
+                ProviderAccount.provider_code == connector.code,
+            )
+        )
+    ).first()
+    account_id = existing or str(uuid.uuid4())
+    # No database connection is held across the provider's calls below.
+    await session.commit()
+    ctx = _context(connector, account_id, credentials, None)
+    try:
+        await connector.verify_credentials(ctx)
+    except (CredentialsRejected, ProviderRefused) as refused:
+        raise InvalidInput(
+            ProviderAccountError.INVALID_CREDENTIALS, str(refused), {"provider": connector.code}
+        ) from None
+    except ProviderUnavailable as unavailable:
+        raise Unavailable(
+            ProviderAccountError.PROVIDER_UNREACHABLE,
+            f"{connector.code} did not answer the credentials check; try again ({unavailable})",
+        ) from None
+    try:
+        registration = await connector.register_webhook(ctx, webhook_url(public_url, account_id))
+    except ProviderError as error:
+        # Polling still moves every intent; the owner sees that events are not pushed.
+        if not isinstance(error, NotSupported):
+            log.warning("%s webhook not registered for %s: %s", connector.code, account_id, error)
+        registration = None
+    now = utcnow()
+    account = (await session.get(ProviderAccount, account_id)) if existing else None
+    if account is None:
+        account = ProviderAccount(
+            id=account_id, project_id=project_id, provider_code=connector.code
+        )
+    account.credentials_encrypted = seal(
+        secret_box, project_id=project_id, provider_code=connector.code, credentials=credentials
+    )
+    account.credentials_hint = masked_hint(credentials, connector.credentials_schema)
+    account.status = AccountStatus.HEALTHY
+    account.status_reason = None
+    account.active = True
+    account.updated_at = now
+    if registration is not None:
+        account.webhook_endpoint_ref = registration.endpoint_ref
+        account.webhook_public_key = registration.public_key
+    session.add(account)
+    await session.commit()
+    return view(account, public_url)
+
+
+async def list_provider_accounts(
+    session: AsyncSession, *, project_id: str, public_url: str
+) -> list[ProviderAccountView]:
+    """The project's accounts at real providers (the sandbox's mocks have none)."""
+    rows = (
+        await session.exec(
+            select(ProviderAccount)
+            .where(ProviderAccount.project_id == project_id)
+            .order_by(ProviderAccount.provider_code)
+        )
+    ).all()
+    return [view(row, public_url) for row in rows if row.credentials_encrypted is not None]
+
+
+async def get_provider_account(
+    session: AsyncSession, *, project_id: str, provider_account_id: str, public_url: str
+) -> ProviderAccountView:
+    return view(await _owned(session, project_id, provider_account_id), public_url)
+
+
+async def disable_provider_account(
+    session: AsyncSession,
+    *,
+    project_id: str,
+    public_url: str,
+    provider_account_id: str | None = None,
+    provider_code: str | None = None,
+) -> ProviderAccountView:
+    """Takes the account out of routing (by id or by provider). Intents already placed
+    with it finish there; its credentials are kept for a later `set`."""
+    if provider_account_id is None:
+        found = (
+            await session.exec(
+                select(ProviderAccount).where(
+                    ProviderAccount.project_id == project_id,
+                    ProviderAccount.provider_code == (provider_code or "").upper(),
+                )
+            )
+        ).first()
+        if found is None:
+            raise NotFound("provider account")
+        account = found
+    else:
+        account = await _owned(session, project_id, provider_account_id)
+    account.status = AccountStatus.DISABLED
+    account.status_reason = "disabled by the project owner"
+    account.active = False
+    account.updated_at = utcnow()
+    session.add(account)
+    await session.commit()
+    return view(account, public_url)
+
+
+async def mark_unhealthy(session: AsyncSession, *, provider_account_id: str, reason: str) -> None:
+    """The provider refused the account's credentials: out of routing, with the reason
+    the owner sees. A disabled account stays disabled."""
+    account = await session.get(ProviderAccount, provider_account_id)
+    if account is None or account.status == AccountStatus.DISABLED:
+        return
+    account.status = AccountStatus.UNHEALTHY
+    account.status_reason = reason[:500]
+    account.updated_at = utcnow()
+    session.add(account)
+    await session.commit()
+
+
+async def provider_context(
+    session: AsyncSession,
+    *,
+    provider_account_id: str,
+    secret_box: SecretBox,
+    connectors: Connectors | None = None,
+) -> tuple[ProviderAccount, Connector, ProviderContext]:
+    """The account, its connector and its decrypted credentials, for one provider call
+    (in an activity: never in a workflow's history)."""
+    account = await session.get(ProviderAccount, provider_account_id)
+    if account is None or account.credentials_encrypted is None:
+        raise NotFound("provider account")
+    connector = _connector(account.provider_code, connectors)
+    raw = unseal(
+        secret_box,
+        account.credentials_encrypted,
+        project_id=account.project_id,
+        provider_code=account.provider_code,
+    )
+    return account, connector, _context(connector, account.id, raw, account.webhook_public_key)
+
+
+# --- helpers ----------------------------------------------------------------------------
+
+
+def _connector(provider_code: str, connectors: Connectors | None) -> Connector:
+    connector = (connectors or Connectors()).get(provider_code.upper())
+    if connector is None:
+        raise InvalidInput(
+            ProviderAccountError.UNKNOWN_PROVIDER,
+            f"no production provider {provider_code!r}",
+            {"providers": list(provider_codes(connectors))},
+        )
+    return connector
+
+
+def _validate(connector: Connector, credentials: Mapping[str, Any]) -> None:
+    validator = jsonschema.Draft202012Validator(dict(connector.credentials_schema))
+    errors = sorted(validator.iter_errors(dict(credentials)), key=lambda e: list(e.path))
+    if errors:
+        where = "/" + "/".join(str(p) for p in errors[0].path)
+        # The validator's own message may quote the value (a key): name the field only.
+        raise InvalidInput(
+            ProviderAccountError.INVALID_CREDENTIALS,
+            f"invalid {connector.code} credentials",
+            {"fields": [{"pointer": where, "reason": f"fails '{errors[0].validator}'"}]},
+        )
+
+
+def _context(
+    connector: Connector,
+    account_id: str,
+    credentials: Mapping[str, Any],
+    webhook_public_key: str | None,
+) -> ProviderContext:
+    return ProviderContext(
+        provider_account_id=account_id,
+        credentials=ProviderCredentials.model_validate(
+            {"values": {key: str(value) for key, value in credentials.items()}}
+        ),
+        base_url=connector.base_url(credentials),
+        webhook_public_key=webhook_public_key,
+    )
+
+
+async def _owned(session: AsyncSession, project_id: str, account_id: str) -> ProviderAccount:
+    account = await session.get(ProviderAccount, account_id)
+    if account is None or account.project_id != project_id:
+        raise NotFound("provider account")
+    return account

@@ -1,0 +1,279 @@
+"""Provider accounts: credentials checked with the provider (the Bridge simulator),
+stored sealed, never shown back; routing follows the accounts' health."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+from sqlmodel import select
+from sqlmodel.ext.asyncio.session import AsyncSession
+
+from ramp import projects
+from ramp.config import Environment, Settings
+from ramp.db.tables import ProviderAccount
+from ramp.errors import Conflict, InvalidInput, NotFound, Unavailable
+from ramp.provider_accounts import service
+from ramp.provider_accounts.credentials import CredentialsMismatch
+from ramp.security.encryption import SecretBox
+from tests.helpers.cli import ramp
+from tests.simulators.bridge import BridgeSimulator, Fault, running
+
+GOOD_KEY = "sk-test-provider-accounts-key"
+
+
+@pytest.fixture(scope="module")
+async def bridge() -> AsyncIterator[BridgeSimulator]:
+    async with running(BridgeSimulator(api_keys={GOOD_KEY})) as simulator:
+        yield simulator
+
+
+@pytest.fixture(autouse=True)
+def _fresh(bridge: BridgeSimulator) -> None:
+    bridge.reset()
+
+
+async def production_project(db: AsyncSession, settings: Settings) -> str:
+    created = await projects.create_project(
+        db,
+        name="Production",
+        environment=Environment.PRODUCTION,
+        secret_box=SecretBox.from_settings(settings),
+    )
+    return created.projectId
+
+
+def bridge_credentials(bridge: BridgeSimulator, key: str = GOOD_KEY) -> dict[str, str]:
+    return {"apiKey": key, "environment": "sandbox", "baseUrl": bridge.url}
+
+
+async def connect(
+    db: AsyncSession, settings: Settings, project_id: str, credentials: dict[str, str]
+) -> service.ProviderAccountView:
+    return await service.set_provider_account(
+        db,
+        project_id=project_id,
+        provider_code="BRIDGE",
+        credentials=credentials,
+        secret_box=SecretBox.from_settings(settings),
+        public_url=settings.public_url,
+    )
+
+
+async def test_set_checks_seals_and_registers_the_webhook(
+    db: AsyncSession, migrated: Settings, bridge: BridgeSimulator
+) -> None:
+    project_id = await production_project(db, migrated)
+    account = await connect(db, migrated, project_id, bridge_credentials(bridge))
+    assert account.status == "HEALTHY"
+    assert account.webhook_url == f"http://testserver/v1/provider-webhooks/{account.id}"
+    assert account.webhook_registered
+    # Checked with the provider, with the key as Bridge wants it.
+    assert [r.api_key for r in bridge.requests if r.path == "/v0/customers"] == [GOOD_KEY]
+    # Our endpoint registered at Bridge, then enabled.
+    [endpoint] = bridge.webhooks.values()
+    assert endpoint["url"] == account.webhook_url
+    assert endpoint["status"] == "active"
+    # Never shown back: a masked hint only, in the view and in its JSON.
+    shown = json.dumps(account.as_json())
+    assert GOOD_KEY not in shown
+    assert account.credentials_hint == "apiKey: sk-t…-key"
+    row = await db.get(ProviderAccount, account.id)
+    assert row is not None
+    assert row.credentials_encrypted is not None
+    assert GOOD_KEY not in row.credentials_encrypted
+    assert row.webhook_public_key == bridge.webhook_public_key
+    # Activities open it into a context with the decrypted key.
+    _, connector, ctx = await service.provider_context(
+        db, provider_account_id=account.id, secret_box=SecretBox.from_settings(migrated)
+    )
+    assert connector.code == "BRIDGE"
+    assert ctx.credentials.secret("apiKey") == GOOD_KEY
+    assert ctx.base_url == bridge.url
+    assert GOOD_KEY not in repr(ctx)
+    # Routing: the production project routes through exactly this account.
+    routed = await projects.routing_accounts(db, project_id)
+    assert [(p.code, a) for p, a in routed] == [("BRIDGE", account.id)]
+
+
+async def test_one_account_per_provider_and_set_again_replaces(
+    db: AsyncSession, migrated: Settings, bridge: BridgeSimulator
+) -> None:
+    project_id = await production_project(db, migrated)
+    first = await connect(db, migrated, project_id, bridge_credentials(bridge))
+    bridge.api_keys.add("sk-test-rotated-key-0002")
+    second = await connect(
+        db, migrated, project_id, bridge_credentials(bridge, "sk-test-rotated-key-0002")
+    )
+    assert second.id == first.id
+    assert second.credentials_hint == "apiKey: sk-t…0002"
+    # The endpoint registered the first time is found again, not registered twice.
+    assert len(bridge.webhooks) == 1
+    listed = await service.list_provider_accounts(
+        db, project_id=project_id, public_url=migrated.public_url
+    )
+    assert [a.id for a in listed] == [first.id]
+
+
+async def test_invalid_credentials_are_refused_with_the_providers_reason(
+    db: AsyncSession, migrated: Settings, bridge: BridgeSimulator
+) -> None:
+    project_id = await production_project(db, migrated)
+    with pytest.raises(InvalidInput) as refused:
+        await connect(db, migrated, project_id, bridge_credentials(bridge, "sk-test-wrong-key-1"))
+    assert refused.value.code == "INVALID_CREDENTIALS"
+    assert "Invalid API key" in refused.value.message
+    # Schema violations name the field, never the value.
+    with pytest.raises(InvalidInput) as bad:
+        await connect(db, migrated, project_id, {"apiKey": "short", "environment": "sandbox"})
+    assert bad.value.details["fields"][0]["pointer"] == "/apiKey"
+    assert "short" not in json.dumps(bad.value.details) + bad.value.message
+    # The provider down: nothing stored, try again.
+    bridge.fail_next(Fault(status=503))
+    with pytest.raises(Unavailable):
+        await connect(db, migrated, project_id, bridge_credentials(bridge))
+    rows = (
+        await db.exec(select(ProviderAccount).where(ProviderAccount.project_id == project_id))
+    ).all()
+    assert rows == []
+    with pytest.raises(InvalidInput) as unknown:
+        await service.set_provider_account(
+            db,
+            project_id=project_id,
+            provider_code="NOPE",
+            credentials={},
+            secret_box=SecretBox.from_settings(migrated),
+            public_url=migrated.public_url,
+        )
+    assert unknown.value.code == "UNKNOWN_PROVIDER"
+
+
+async def test_sandbox_projects_keep_their_mock_providers(
+    db: AsyncSession, migrated: Settings, bridge: BridgeSimulator
+) -> None:
+    created = await projects.create_project(
+        db,
+        name="Sandbox",
+        environment=Environment.SANDBOX,
+        secret_box=SecretBox.from_settings(migrated),
+    )
+    with pytest.raises(Conflict):
+        await connect(db, migrated, created.projectId, bridge_credentials(bridge))
+
+
+async def test_unhealthy_and_disabled_accounts_leave_routing(
+    db: AsyncSession, migrated: Settings, bridge: BridgeSimulator
+) -> None:
+    project_id = await production_project(db, migrated)
+    account = await connect(db, migrated, project_id, bridge_credentials(bridge))
+    await service.mark_unhealthy(
+        db, provider_account_id=account.id, reason="Bridge rejected the API key (401)"
+    )
+    shown = await service.get_provider_account(
+        db, project_id=project_id, provider_account_id=account.id, public_url=migrated.public_url
+    )
+    assert (shown.status, shown.status_reason) == ("UNHEALTHY", "Bridge rejected the API key (401)")
+    assert await projects.routing_accounts(db, project_id) == ()
+    # Working credentials set again: healthy, routed again.
+    await connect(db, migrated, project_id, bridge_credentials(bridge))
+    assert len(await projects.routing_accounts(db, project_id)) == 1
+    disabled = await service.disable_provider_account(
+        db, project_id=project_id, provider_code="bridge", public_url=migrated.public_url
+    )
+    assert disabled.status == "DISABLED"
+    assert await projects.routing_accounts(db, project_id) == ()
+    # A disabled account is not made "unhealthy" by a late failure.
+    await service.mark_unhealthy(db, provider_account_id=account.id, reason="late")
+    row = await db.get(ProviderAccount, account.id)
+    assert row is not None
+    await db.refresh(row)
+    assert row.status == "DISABLED"
+    with pytest.raises(NotFound):
+        await service.get_provider_account(
+            db, project_id="another", provider_account_id=account.id, public_url=migrated.public_url
+        )
+
+
+async def test_sealed_credentials_are_bound_to_their_account(
+    db: AsyncSession, migrated: Settings, bridge: BridgeSimulator
+) -> None:
+    one = await connect(
+        db, migrated, await production_project(db, migrated), bridge_credentials(bridge)
+    )
+    other = await connect(
+        db, migrated, await production_project(db, migrated), bridge_credentials(bridge)
+    )
+    first = await db.get(ProviderAccount, one.id)
+    second = await db.get(ProviderAccount, other.id)
+    assert first is not None
+    assert second is not None
+    second.credentials_encrypted = first.credentials_encrypted
+    db.add(second)
+    await db.commit()
+    with pytest.raises(CredentialsMismatch):
+        await service.provider_context(
+            db, provider_account_id=other.id, secret_box=SecretBox.from_settings(migrated)
+        )
+
+
+async def test_cli_sets_lists_and_disables(tmp_path: Path, bridge: BridgeSimulator) -> None:
+    # The simulator serves on this event loop: the command runs in a thread.
+    data = tmp_path / "prod"
+    env = {"RAMP_ENV": "production", **_cli_keys()}
+    created = await asyncio.to_thread(
+        ramp, "project", "create", "--name", "Shop", "--data-dir", str(data), env=env
+    )
+    assert created.returncode == 0, created.stderr
+    project_id = json.loads(created.stdout)["projectId"]
+    good = tmp_path / "bridge.json"
+    good.write_text(json.dumps(bridge_credentials(bridge)))
+    result = await asyncio.to_thread(
+        ramp,
+        "provider-account", "set", "--project-id", project_id, "--provider", "BRIDGE",
+        "--credentials-file", str(good), "--data-dir", str(data), env=env,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    printed = json.loads(result.stdout)
+    assert set(printed) == {"providerAccountId", "webhookUrl", "status"}
+    assert printed["status"] == "HEALTHY"
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(bridge_credentials(bridge, "sk-test-not-a-key")))
+    refused = await asyncio.to_thread(
+        ramp,
+        "provider-account", "set", "--project-id", project_id, "--provider", "BRIDGE",
+        "--credentials-file", str(bad), "--data-dir", str(data), env=env,
+    )  # fmt: skip
+    assert refused.returncode != 0
+    assert "INVALID_CREDENTIALS" in refused.stderr
+    assert "Invalid API key" in refused.stderr
+    assert "sk-test-not-a-key" not in refused.stderr
+    listed = await asyncio.to_thread(
+        ramp,
+        "provider-account",
+        "list",
+        "--project-id",
+        project_id,
+        "--data-dir",
+        str(data),
+        env=env,
+    )
+    assert listed.returncode == 0, listed.stderr
+    [account] = json.loads(listed.stdout)
+    assert account["providerAccountId"] == printed["providerAccountId"]
+    assert GOOD_KEY not in listed.stdout
+    disabled = await asyncio.to_thread(
+        ramp,
+        "provider-account", "disable", "--project-id", project_id, "--provider", "BRIDGE",
+        "--data-dir", str(data), env=env,
+    )  # fmt: skip
+    assert disabled.returncode == 0, disabled.stderr
+    assert json.loads(disabled.stdout)["status"] == "DISABLED"
+
+
+def _cli_keys() -> dict[str, str]:
+    from ramp.security.keys import generated_keys
+
+    return generated_keys()
