@@ -1,0 +1,310 @@
+"""Activities that call real providers through their connectors: regular activities on
+the providers' task queue (they talk to the outside world; a deployment can rate-limit
+them and run them where egress to providers is allowed).
+
+Each call opens the provider account into a `ProviderContext` here, so decrypted
+credentials exist only in this process, never in a workflow's history. The connector
+raises provider-neutral errors; this is the one place they become Temporal's:
+
+- `ProviderUnavailable` -> retried (honouring the provider's Retry-After);
+- `ProviderRefused` -> not retried: the workflow fails the intent with the reason;
+- `CredentialsRejected` -> the account becomes UNHEALTHY (out of routing, the owner sees
+  why) and the call is retried slowly, so in-flight intents resume once the owner sets
+  working credentials;
+- `NotSupported` -> not retried.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from datetime import timedelta
+from typing import Any
+
+from sqlalchemy.ext.asyncio import async_sessionmaker
+from sqlmodel import col, select
+from sqlmodel.ext.asyncio.session import AsyncSession
+from temporalio import activity
+from temporalio.exceptions import ApplicationError, ApplicationErrorCategory
+
+from activities.intents import account_details
+from ramp.adapters.base import ProviderTransaction, TransactionOrder
+from ramp.adapters.contract import (
+    Connector,
+    CredentialsRejected,
+    CustomerProfile,
+    NotSupported,
+    ProviderAccountRef,
+    ProviderContext,
+    ProviderCustomerRef,
+    ProviderRefused,
+    ProviderUnavailable,
+)
+from ramp.adapters.registry import Connectors
+from ramp.catalog import MovementType
+from ramp.db.tables import Customer, ExternalAccount, ProviderCustomer
+from ramp.db.upsert import insert_missing
+from ramp.intents.provider_calls import (
+    PROVIDER_CREDENTIALS_REJECTED,
+    PROVIDER_NOT_SUPPORTED,
+    PROVIDER_REFUSED,
+    PROVIDER_UNAVAILABLE,
+    ComplianceQuery,
+    ComplianceStanding,
+    Handoff,
+    TransferOrder,
+    TransferProgress,
+    TransferQuery,
+    TransferVoid,
+    VoidResult,
+)
+from ramp.provider_accounts.service import mark_unhealthy, provider_context
+from ramp.security.encryption import SecretBox
+
+log = logging.getLogger(__name__)
+
+# After a credentials refusal: long enough not to hammer the provider, short enough
+# that an intent resumes soon after the owner sets working credentials.
+CREDENTIALS_RETRY_DELAY = timedelta(minutes=1)
+# A payout account registered at the provider, remembered in the customer's handles.
+_ACCOUNT_HANDLE = "externalAccount:{}"
+
+
+class ProviderActivities:
+    def __init__(
+        self,
+        db: async_sessionmaker[AsyncSession],
+        secret_box: SecretBox,
+        connectors: Connectors | None = None,
+    ) -> None:
+        self._db = db
+        self._secret_box = secret_box
+        self._connectors = connectors or Connectors()
+
+    @activity.defn(name="provider_compliance")
+    async def provider_compliance(self, query: ComplianceQuery) -> ComplianceStanding:
+        async with self._calling(query.provider_account_id) as (connector, ctx):
+            customer = await self._customer(connector, ctx, query.customer_id)
+            handoffs = []
+            for requirement in query.requirements:
+                handoff = await connector.compliance(ctx, customer, requirement)
+                handoffs.append(
+                    Handoff(
+                        requirement=handoff.requirement,
+                        mode=handoff.mode.value,
+                        url=handoff.url,
+                        embeddable=handoff.embeddable,
+                        outcome=handoff.outcome,
+                        reason=handoff.reason,
+                    )
+                )
+        return ComplianceStanding(
+            provider_customer_id=customer.provider_customer_id, handoffs=handoffs
+        )
+
+    @activity.defn(name="provider_create_transfer")
+    async def provider_create_transfer(self, order: TransferOrder) -> ProviderTransaction:
+        request = order.request
+        async with self._db() as session:
+            accounts = {
+                account.id: account
+                for account in (
+                    await session.exec(
+                        select(ExternalAccount).where(
+                            col(ExternalAccount.id).in_(
+                                [request.src_account_id, request.dest_account_id]
+                            )
+                        )
+                    )
+                ).all()
+            }
+        source = account_details(accounts[request.src_account_id])
+        destination = account_details(accounts[request.dest_account_id])
+        async with self._calling(order.provider_account_id) as (connector, ctx):
+            customer = await self._customer(connector, ctx, request.customer_id)
+            payout: ProviderAccountRef | None = None
+            if request.movement_type is MovementType.OFFRAMP:
+                payout = await self._payout_account(
+                    connector, ctx, customer, request.customer_id, request.dest_account_id,
+                    destination,
+                )  # fmt: skip
+            transfer = await connector.create_transfer(
+                ctx,
+                customer,
+                TransactionOrder(
+                    transaction_id=request.transaction_id,
+                    movement_type=request.movement_type,
+                    amount=request.amount,
+                    source=source,
+                    destination=destination,
+                ),
+                payout,
+            )
+        return ProviderTransaction(
+            provider_reference=transfer.provider_reference, context=transfer.context
+        )
+
+    @activity.defn(name="provider_get_transfer")
+    async def provider_get_transfer(self, query: TransferQuery) -> TransferProgress:
+        async with self._calling(query.provider_account_id) as (connector, ctx):
+            status = await connector.get_transfer(ctx, query.provider_reference)
+        return TransferProgress(
+            provider_state=status.provider_state, events=list(status.events), reason=status.reason
+        )
+
+    @activity.defn(name="provider_cancel_transfer")
+    async def provider_cancel_transfer(self, void: TransferVoid) -> VoidResult:
+        try:
+            async with self._calling(void.provider_account_id) as (connector, ctx):
+                await connector.cancel_transfer(ctx, void.provider_reference)
+        except ApplicationError as error:
+            if error.type == PROVIDER_NOT_SUPPORTED:
+                return VoidResult(voided=False, reason=error.message)
+            raise
+        return VoidResult(voided=True)
+
+    # --- helpers ------------------------------------------------------------------------
+
+    @asynccontextmanager
+    async def _calling(
+        self, provider_account_id: str
+    ) -> AsyncIterator[tuple[Connector, ProviderContext]]:
+        """The account's connector and context for one call, and the one translation of
+        provider-neutral errors into Temporal's."""
+        async with self._db() as session:
+            _, connector, ctx = await provider_context(
+                session,
+                provider_account_id=provider_account_id,
+                secret_box=self._secret_box,
+                connectors=self._connectors,
+            )
+        try:
+            yield connector, ctx
+        except ProviderUnavailable as error:
+            # The provider's Retry-After is a floor, never a faster pace than our backoff.
+            delay = max(_backoff(activity.info().attempt), error.retry_after or 0.0)
+            raise ApplicationError(
+                str(error), type=PROVIDER_UNAVAILABLE, next_retry_delay=timedelta(seconds=delay)
+            ) from None
+        except CredentialsRejected as error:
+            log.warning("provider account %s: credentials rejected", provider_account_id)
+            async with self._db() as session:
+                await mark_unhealthy(
+                    session, provider_account_id=provider_account_id, reason=str(error)
+                )
+            raise ApplicationError(
+                str(error),
+                type=PROVIDER_CREDENTIALS_REJECTED,
+                next_retry_delay=CREDENTIALS_RETRY_DELAY,
+            ) from None
+        except ProviderRefused as error:
+            raise ApplicationError(
+                error.reason,
+                {"fields": error.fields},
+                type=PROVIDER_REFUSED,
+                non_retryable=True,
+                category=ApplicationErrorCategory.BENIGN,
+            ) from None
+        except NotSupported as error:
+            raise ApplicationError(
+                str(error),
+                type=PROVIDER_NOT_SUPPORTED,
+                non_retryable=True,
+                category=ApplicationErrorCategory.BENIGN,
+            ) from None
+
+    async def _customer(
+        self, connector: Connector, ctx: ProviderContext, customer_id: str
+    ) -> ProviderCustomerRef:
+        """The provider's customer for ours: remembered per provider account, created
+        (idempotently, by the connector) the first time."""
+        async with self._db() as session:
+            known = await _known_customer(session, ctx.provider_account_id, customer_id)
+            customer = await session.get(Customer, customer_id)
+        if known is not None:
+            return ProviderCustomerRef(
+                provider_customer_id=known.provider_customer_id, handles=known.handles
+            )
+        if customer is None:
+            raise ProviderRefused("the customer no longer exists")
+        ref = await connector.ensure_customer(ctx, customer_profile(customer))
+        async with self._db() as session:
+            await insert_missing(
+                session,
+                [
+                    ProviderCustomer(
+                        id=str(uuid.uuid4()),
+                        provider_account_id=ctx.provider_account_id,
+                        customer_id=customer_id,
+                        provider_customer_id=ref.provider_customer_id,
+                        handles=dict(ref.handles),
+                    )
+                ],
+                ["provider_account_id", "customer_id"],
+            )
+            await session.commit()
+            stored = await _known_customer(session, ctx.provider_account_id, customer_id)
+        assert stored is not None
+        return ProviderCustomerRef(
+            provider_customer_id=stored.provider_customer_id, handles=stored.handles
+        )
+
+    async def _payout_account(
+        self,
+        connector: Connector,
+        ctx: ProviderContext,
+        customer: ProviderCustomerRef,
+        customer_id: str,
+        account_id: str,
+        details: Any,
+    ) -> ProviderAccountRef:
+        handle = _ACCOUNT_HANDLE.format(account_id)
+        known = customer.handles.get(handle)
+        if known:
+            return ProviderAccountRef(provider_account_ref=known)
+        registered = await connector.register_account(ctx, customer, details)
+        async with self._db() as session:
+            row = await _known_customer(session, ctx.provider_account_id, customer_id)
+            if row is not None:
+                row.handles = {**row.handles, handle: registered.provider_account_ref}
+                session.add(row)
+                await session.commit()
+        return registered
+
+
+def _backoff(attempt: int) -> float:
+    """The workflow's retry policy, as seconds after `attempt`: 1, 2, 4... up to 5 min."""
+    return float(min(2 ** max(attempt - 1, 0), 300))
+
+
+async def _known_customer(
+    session: AsyncSession, provider_account_id: str, customer_id: str
+) -> ProviderCustomer | None:
+    return (
+        await session.exec(
+            select(ProviderCustomer).where(
+                ProviderCustomer.provider_account_id == provider_account_id,
+                ProviderCustomer.customer_id == customer_id,
+            )
+        )
+    ).first()
+
+
+def customer_profile(customer: Customer) -> CustomerProfile:
+    """What a provider needs to open the customer, from the metadata the project gave
+    (`email`, and `name` or `fullName` or `firstName` + `lastName`)."""
+    metadata = customer.customer_metadata or {}
+    email = metadata.get("email")
+    if not isinstance(email, str) or "@" not in email:
+        raise ProviderRefused(
+            "the provider needs the customer's e-mail: create the customer with "
+            "metadata.email (and metadata.name)"
+        )
+    name = metadata.get("name") or metadata.get("fullName")
+    if not isinstance(name, str) or not name.strip():
+        parts = [metadata.get("firstName"), metadata.get("lastName")]
+        name = " ".join(p for p in parts if isinstance(p, str) and p.strip()) or email
+    kind = "business" if metadata.get("type") == "business" else "individual"
+    return CustomerProfile(customer_id=customer.id, email=email, full_name=name, type=kind)

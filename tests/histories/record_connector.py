@@ -1,0 +1,177 @@
+"""Records IntentWorkflow histories of production intents through the Bridge connector.
+
+    .venv/bin/python -m tests.histories.record_connector              # paths without a file
+    .venv/bin/python -m tests.histories.record_connector bridge_onramp
+
+Like tests/histories/record.py (same files, same replay check before writing), with a
+production project whose Bridge account points at the Bridge simulator, and the
+providers' worker beside the service's:
+
+- `bridge_onramp`: KYC and terms links handed off, both approved by a Bridge webhook,
+  the transfer placed, funds received and the payment processed by webhooks (dev server);
+- `bridge_expired`: approved, the transfer placed, no deposit: the expiry voids it at
+  Bridge (time-skipping server).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import copy
+import sys
+import tempfile
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+from temporalio.client import Client
+from temporalio.contrib.pydantic import pydantic_data_converter
+from temporalio.testing import WorkflowEnvironment
+
+from devstack.temporal_server import ensure_search_attributes
+from ramp.config import Settings
+from ramp.db.engine import create_engine, session_factory
+from ramp.db.migrate import upgrade
+from ramp.intents.states import IntentStatus
+from ramp.security.keys import generated_keys
+from tests.helpers.payments import ACH, register_accounts, wait_for_intent, wallet
+from tests.helpers.production import (
+    BRIDGE_KEY,
+    Merchant,
+    connected_project,
+    customer_token,
+    deliver,
+    production_stack,
+)
+from tests.helpers.projects import bearer
+from tests.helpers.servers import dev_server
+from tests.histories.record import _PAST_EXPIRY, CONNECTOR_PATHS, Recorded, Stack, _save
+from tests.histories.record import history_file as _history_file
+from tests.simulators.bridge import BridgeSimulator, running
+
+BIN = Path(sys.executable).parent
+Envelope = dict[str, Any]
+
+
+def _settings(data_dir: Path, temporal_address: str) -> Settings:
+    keys: dict[str, Any] = generated_keys()
+    return Settings(
+        RAMP_ENV="production",
+        RAMP_DATA_DIR=str(data_dir),
+        DATABASE_URL=f"sqlite:///{data_dir / 'ramp.db'}",
+        TEMPORAL_ADDRESS=temporal_address,
+        RAMP_PUBLIC_URL="http://testserver",
+        **keys,
+    )
+
+
+@asynccontextmanager
+async def bridge_stack(
+    env: WorkflowEnvironment, data_dir: Path, bridge: BridgeSimulator
+) -> AsyncIterator[tuple[Stack, Merchant]]:
+    await asyncio.to_thread(data_dir.mkdir, parents=True, exist_ok=True)
+    settings = _settings(data_dir, env.client.service_client.config.target_host)
+    upgrade(settings)
+    engine = create_engine(settings)
+    try:
+        sessions = session_factory(engine)
+        async with sessions() as db:
+            merchant = await connected_project(db, settings, bridge)
+        client = Client(
+            env.client.service_client, namespace="default", data_converter=pydantic_data_converter
+        )
+        async with production_stack(settings, client, sessions) as http:
+            yield Stack(http=http, temporal=client, project=merchant.project), merchant
+    finally:
+        await engine.dispose()
+
+
+async def _approved(
+    stack: Stack, merchant: Merchant, bridge: BridgeSimulator, name: str
+) -> tuple[str, str]:
+    token = await customer_token(stack.http, merchant.project, name)
+    accounts = await register_accounts(
+        stack.http, token, "USD", "USDC_ETHEREUM", copy.deepcopy(ACH), wallet("USDC_ETHEREUM")
+    )
+    opened = await stack.http.post(
+        "/v1/intent",
+        json={"srcExternalAccountId": accounts[0], "destExternalAccountId": accounts[1],
+              "amount": "100.00", "autoExecute": True},
+        headers=bearer(token),
+    )  # fmt: skip
+    assert opened.status_code == 201, opened.text
+    intent_id: str = opened.json()["intent"]["id"]
+    await wait_for_intent(
+        stack.http, token, intent_id,
+        lambda b: all("handoff" in s["metadata"] for s in b["intent"]["compliancePlan"]["steps"]),
+    )  # fmt: skip
+    link = next(k for k in bridge.kyc_links.values() if k["email"] == f"{name}@example.com")
+    bridge.set_kyc(link["id"], kyc_status="approved", tos_status="approved")
+    answer = await deliver(stack.http, bridge, merchant.webhook_path, "kyc_link", link)
+    assert answer.status_code == 200, answer.text
+    await wait_for_intent(stack.http, token, intent_id, lambda b: b["transaction"] is not None)
+    return token, intent_id
+
+
+async def record_bridge_onramp(
+    stack: Stack, merchant: Merchant, bridge: BridgeSimulator
+) -> Recorded:
+    token, intent_id = await _approved(stack, merchant, bridge, "replay-bridge-onramp")
+    transfer = next(t for t in bridge.transfers.values() if t["state"] == "awaiting_funds")
+    for state in ("funds_received", "payment_processed"):
+        bridge.set_state(transfer["id"], state)
+        await deliver(stack.http, bridge, merchant.webhook_path, "transfer", transfer)
+    await wait_for_intent(
+        stack.http, token, intent_id, lambda b: b["intent"]["status"] == "COMPLETED"
+    )
+    return Recorded(intent_id, IntentStatus.COMPLETED)
+
+
+async def record_bridge_expired(
+    stack: Stack, merchant: Merchant, bridge: BridgeSimulator, env: WorkflowEnvironment
+) -> Recorded:
+    token, intent_id = await _approved(stack, merchant, bridge, "replay-bridge-expired")
+    await env.sleep(_PAST_EXPIRY)
+    await wait_for_intent(
+        stack.http, token, intent_id, lambda b: b["intent"]["status"] == "EXPIRED"
+    )
+    # Voided at Bridge: its deposit instructions no longer work.
+    assert list(bridge.transfers.values())[-1]["state"] == "canceled"
+    return Recorded(intent_id, IntentStatus.EXPIRED)
+
+
+async def record(paths: Sequence[str]) -> None:
+    with tempfile.TemporaryDirectory(prefix="ramp-histories-") as tmp:
+        async with running(BridgeSimulator(api_keys={BRIDGE_KEY})) as bridge:
+            if "bridge_onramp" in paths:
+                async with (
+                    dev_server() as env,
+                    bridge_stack(env, Path(tmp) / "dev", bridge) as (stack, merchant),
+                ):
+                    recorded = await record_bridge_onramp(stack, merchant, bridge)
+                    await _save(stack, "bridge_onramp", recorded)
+            if "bridge_expired" in paths:
+                async with await WorkflowEnvironment.start_time_skipping(
+                    test_server_existing_path=str(BIN / "temporal-test-server")
+                ) as env:
+                    await ensure_search_attributes(env.client, "default")
+                    async with bridge_stack(env, Path(tmp) / "skip", bridge) as (stack, merchant):
+                        recorded = await record_bridge_expired(stack, merchant, bridge, env)
+                        await _save(stack, "bridge_expired", recorded)
+
+
+def main(argv: Sequence[str]) -> None:
+    parser = argparse.ArgumentParser(prog="python -m tests.histories.record_connector")
+    parser.add_argument("paths", nargs="*", metavar="PATH", help=", ".join(CONNECTOR_PATHS))
+    parser.add_argument("--overwrite", action="store_true")
+    args = parser.parse_args(argv)
+    wanted = list(args.paths) or [p for p in CONNECTOR_PATHS if not _history_file(p).exists()]
+    existing = [p for p in wanted if _history_file(p).exists()]
+    if existing and not args.overwrite:
+        parser.error(f"already recorded (use --overwrite): {', '.join(existing)}")
+    asyncio.run(record(wanted))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
