@@ -1,0 +1,1 @@
+"""Provider webhooks: verified, stored (the inbox), then relayed to intent workflows."""
