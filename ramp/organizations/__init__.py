@@ -1,0 +1,1 @@
+"""Organizations and the people and keys that act for them in the dashboard."""
