@@ -1,0 +1,82 @@
+"""A project's intents in the dashboard: the filtered list (admin API and page), the
+intent page, and the sandbox tools that walk a flow without curl."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+from sqlalchemy.ext.asyncio import async_sessionmaker
+from sqlmodel.ext.asyncio.session import AsyncSession
+
+from tests.helpers.dashboard import Member, join, new_organization
+from tests.helpers.errors import assert_envelope
+from tests.helpers.payments import create_intent, register_accounts, step_status, wait_for_intent
+
+pytestmark = pytest.mark.usefixtures("worker")
+
+
+async def _intent(
+    client: httpx.AsyncClient, owner: Member
+) -> tuple[str, str, str, dict[str, object]]:
+    made = await client.post("/v1/admin/projects", json={"name": "Shop"}, headers=owner.write)
+    project = made.json()
+    auth = (project["clientId"], project["clientSecret"])
+    customer = await client.post("/v1/customers", json={"id": "user-1"}, auth=auth)
+    token = customer.json()["access_token"]
+    opened = await create_intent(client, token, await register_accounts(client, token))
+    assert opened.status_code == 201, opened.text
+    return project["projectId"], token, customer.json()["id"], opened.json()
+
+
+async def test_the_intent_list_filters_and_the_sandbox_tools_walk_a_step(
+    client: httpx.AsyncClient, sessions: async_sessionmaker[AsyncSession]
+) -> None:
+    owner = await join(client, await new_organization(sessions, "owner@acme.test"))
+    project_id, token, customer_id, opened = await _intent(client, owner)
+    intent = opened["intent"]
+    assert isinstance(intent, dict)
+    url = f"/v1/admin/projects/{project_id}/intents"
+    listed = await client.get(url, headers=owner.read)
+    assert [i["id"] for i in listed.json()] == [intent["id"]]
+    provider = listed.json()[0]["providerCode"]
+    for query, expected in (
+        ({"status": intent["status"]}, 1),
+        ({"status": "COMPLETED"}, 0),
+        ({"customerId": customer_id}, 1),
+        ({"customerId": "someone-else"}, 0),
+        ({"from": "2000-01-01", "to": "2000-01-02"}, 0),
+        ({"from": "2000-01-01"}, 1),
+        ({"provider": "no_such_provider"}, 0),
+    ):
+        found = await client.get(url, params=query, headers=owner.read)
+        assert len(found.json()) == expected, (query, found.text)
+    found = await client.get(url, params={"provider": provider}, headers=owner.read)
+    assert len(found.json()) == 1
+    bad = await client.get(url, params={"from": "yesterday"}, headers=owner.read)
+    assert_envelope(bad, 400, "VALIDATION_ERROR")
+
+    page = await client.get(f"/dashboard/projects/{project_id}/intents", headers=owner.read)
+    assert intent["id"][:8] in page.text
+    intent_url = f"/dashboard/projects/{project_id}/intents/{intent['id']}"
+    detail = await client.get(intent_url, headers=owner.read)
+    assert detail.status_code == 200
+    assert "Sandbox tools" in detail.text
+    code = intent["compliancePlan"]["currentStepCode"]
+    assert code in detail.text
+    played = await client.post(
+        intent_url + "/sandbox",
+        data={"csrf_token": owner.csrf, "tool": "step", "step_code": code, "outcome": "VERIFIED"},
+        headers=owner.read,
+    )
+    assert played.status_code == 303, played.text
+    await wait_for_intent(
+        client, token, intent["id"], lambda body: step_status(body, code) == "COMPLETED"
+    )
+    # A step already decided is refused with the sandbox's words, on the page.
+    again = await client.post(
+        intent_url + "/sandbox",
+        data={"csrf_token": owner.csrf, "tool": "step", "step_code": code, "outcome": "VERIFIED"},
+        headers=owner.read,
+    )
+    assert again.status_code == 400
+    assert 'class="error"' in again.text
