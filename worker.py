@@ -10,7 +10,9 @@ import asyncio
 import contextlib
 import logging
 import signal
+from contextlib import AbstractAsyncContextManager
 from datetime import timedelta
+from typing import Any
 
 from sqlalchemy.ext.asyncio import async_sessionmaker
 from sqlmodel.ext.asyncio.session import AsyncSession
@@ -28,17 +30,21 @@ from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxR
 from activities.housekeeping import HousekeepingActivities
 from activities.intents import IntentActivities
 from activities.onboarding import OnboardingActivities
+from activities.providers import ProviderActivities
 from activities.webhooks import WebhookActivities, WebhookOutbox
 from ramp import temporal
 from ramp.adapters import ProviderAdapters, catalog_adapters
-from ramp.config import DEFAULT_KYC_RETENTION_DAYS, Settings
+from ramp.adapters.registry import Connectors
+from ramp.config import DEFAULT_KYC_RETENTION_DAYS, DEFAULT_WEBHOOK_RETENTION_DAYS, Settings
 from ramp.db.engine import create_engine, session_factory
 from ramp.housekeeping import PURGE_INTERVAL_MINUTES, SCHEDULE_ID, NoncePurge
+from ramp.intents.workflow_client import IntentWorkflowClient
 from ramp.onboarding.verification import Verifiers, catalog_verifiers
+from ramp.provider_webhooks.relay import run_relay
 from ramp.security.encryption import SecretBox
 from ramp.settings_loader import load_settings
+from ramp.webhooks.dispatcher import DeliveryDispatcher
 from ramp.webhooks.models import DeliveryPolicy
-from ramp.webhooks.sweeper import OutboxSweeper
 from workflows.housekeeping import PurgeExpiredNonces
 from workflows.intents import IntentWorkflow
 from workflows.webhooks import WebhookDeliveryWorkflow
@@ -64,6 +70,24 @@ def workflow_runner() -> SandboxedWorkflowRunner:
     )
 
 
+class ServiceWorker(Worker):
+    """The Temporal worker, with the process's webhook dispatcher running beside it for
+    as long as it runs (`async with` and `run()` alike)."""
+
+    def __init__(self, client: Client, dispatcher: DeliveryDispatcher, **config: Any) -> None:
+        super().__init__(client, **config)
+        self.dispatcher = dispatcher
+
+    async def run(self) -> None:
+        stop = asyncio.Event()
+        dispatching = asyncio.create_task(self.dispatcher.run(stop))
+        try:
+            await super().run()
+        finally:
+            stop.set()
+            await dispatching
+
+
 def build_worker(
     client: Client,
     db: async_sessionmaker[AsyncSession],
@@ -73,19 +97,27 @@ def build_worker(
     delivery: DeliveryPolicy | None = None,
     verifiers: Verifiers | None = None,
     outbox: WebhookOutbox | None = None,
+    dispatcher: DeliveryDispatcher | None = None,
     kyc_retention: timedelta = timedelta(days=DEFAULT_KYC_RETENTION_DAYS),
+    webhook_retention: timedelta = timedelta(days=DEFAULT_WEBHOOK_RETENTION_DAYS),
     task_queue: str = temporal.TASK_QUEUE,
-) -> Worker:
-    """The worker with every workflow and activity; database work goes through `db`,
-    secrets (webhook signing keys) are decrypted with `secret_box`; onboarding
-    submissions are purged `kyc_retention` after their intent ended."""
+) -> ServiceWorker:
+    """The worker with every workflow and activity, and the webhook dispatcher; database
+    work goes through `db`, secrets (webhook signing keys) are decrypted with
+    `secret_box`; onboarding submissions are purged `kyc_retention` after their intent
+    ended, and the webhook log `webhook_retention` after its deliveries ended."""
+    policy = delivery or DeliveryPolicy()
     housekeeping = HousekeepingActivities(db, secret_box, kyc_retention)
-    outbox = outbox or WebhookOutbox(client, delivery or DeliveryPolicy(), task_queue)
-    intents = IntentActivities(db, adapters or catalog_adapters(), outbox)
-    webhooks = WebhookActivities(db, secret_box)
+    # SQLite has one writer: this process's writes queue here rather than in its lock.
+    writer = sqlite_writer(db)
+    dispatcher = dispatcher or DeliveryDispatcher(db, secret_box, policy, writer=writer)
+    outbox = outbox or WebhookOutbox(policy, dispatcher)
+    intents = IntentActivities(db, adapters or catalog_adapters(), outbox, writer)
+    webhooks = WebhookActivities(db, dispatcher.wake, webhook_retention)
     onboarding = OnboardingActivities(db, secret_box, verifiers or catalog_verifiers())
-    return Worker(
+    return ServiceWorker(
         client,
+        dispatcher,
         task_queue=task_queue,
         workflows=WORKFLOWS,
         activities=[
@@ -98,9 +130,41 @@ def build_worker(
             intents.record_intent,
             onboarding.verify_submission,
             webhooks.attempt_delivery,
+            webhooks.purge_webhook_log,
         ],
         workflow_runner=workflow_runner(),
     )
+
+
+def build_provider_worker(
+    client: Client,
+    db: async_sessionmaker[AsyncSession],
+    secret_box: SecretBox,
+    *,
+    connectors: Connectors | None = None,
+    task_queue: str = temporal.TASK_QUEUE,
+) -> Worker:
+    """The worker of the calls to real providers: regular activities on the providers'
+    task queue beside `task_queue` (a deployment may run it apart, with egress)."""
+    providers = ProviderActivities(db, secret_box, connectors)
+    return Worker(
+        client,
+        task_queue=temporal.providers_queue(task_queue),
+        activities=[
+            providers.provider_compliance,
+            providers.provider_create_transfer,
+            providers.provider_get_transfer,
+            providers.provider_cancel_transfer,
+        ],
+    )
+
+
+def sqlite_writer(db: async_sessionmaker[AsyncSession]) -> AbstractAsyncContextManager[Any]:
+    """One lock for the process's database writes on SQLite (projection writes, the
+    webhook dispatcher's claims and records); none on PostgreSQL."""
+    if db.kw["bind"].dialect.name == "sqlite":
+        return asyncio.Lock()
+    return contextlib.nullcontext()
 
 
 def delivery_policy(settings: Settings) -> DeliveryPolicy:
@@ -143,21 +207,33 @@ async def run(settings: Settings) -> None:
     db = session_factory(engine)
     policy = delivery_policy(settings)
     try:
-        async with build_worker(
-            client,
-            db,
-            SecretBox.from_settings(settings),
-            delivery=policy,
-            kyc_retention=timedelta(days=settings.kyc_retention_days),
-            task_queue=settings.task_queue,
+        async with (
+            build_worker(
+                client,
+                db,
+                SecretBox.from_settings(settings),
+                delivery=policy,
+                kyc_retention=timedelta(days=settings.kyc_retention_days),
+                webhook_retention=timedelta(days=settings.webhook_retention_days),
+                task_queue=settings.task_queue,
+            ),
+            build_provider_worker(
+                client, db, SecretBox.from_settings(settings), task_queue=settings.task_queue
+            ),
         ):
             logger.info("worker polling task queue %r", settings.task_queue)
-            # Starts the delivery workflows whose start was lost (a crash after the commit).
-            sweeper = OutboxSweeper(db, client, policy, task_queue=settings.task_queue)
-            sweeping = asyncio.create_task(sweeper.run(stop))
+            # Signals the intents of provider webhooks the API stored but did not relay.
+            relaying = asyncio.create_task(
+                run_relay(
+                    db,
+                    IntentWorkflowClient(client, settings.task_queue),
+                    SecretBox.from_settings(settings),
+                    stop,
+                )
+            )
             await stop.wait()
             logger.info("worker shutting down")
-            await sweeping
+            await relaying
     finally:
         await engine.dispose()
 

@@ -19,6 +19,7 @@ from ramp.housekeeping import (
     SubmissionPurge,
     SubmissionPurgeResult,
 )
+from ramp.idempotency.store import purge_expired as purge_expired_keys
 from ramp.onboarding.retention import purge_batch
 from ramp.security.encryption import SecretBox
 
@@ -36,8 +37,13 @@ class HousekeepingActivities:
 
     @activity.defn
     async def purge_expired_nonces(self, request: NoncePurge) -> NoncePurgeResult:
-        cutoff = utcnow() - timedelta(seconds=request.retention_seconds)
+        """Nonces past their retention, and Idempotency-Key records older than 24 hours
+        (in this activity so that the workflow, and its recorded histories, stay as
+        they are)."""
+        now = utcnow()
+        cutoff = now - timedelta(seconds=request.retention_seconds)
         async with self._db() as session:
+            keys = await purge_expired_keys(session, now)
             result = await session.exec(
                 delete(WalletNonce).where(
                     or_(
@@ -47,6 +53,8 @@ class HousekeepingActivities:
                 )
             )
             await session.commit()
+        if keys:
+            activity.logger.info("purged %d idempotency records", keys)
         return NoncePurgeResult(deleted=result.rowcount)
 
     @activity.defn

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Sequence
+from contextlib import AbstractAsyncContextManager
 from typing import Any
 
 from sqlalchemy.ext.asyncio import async_sessionmaker
@@ -62,6 +63,8 @@ from ramp.intents.models import (
     TransactionRequest,
 )
 from ramp.projects import routing_accounts
+from ramp.quotes.partner_fee import partner_fee_bps
+from ramp.quotes.receipt import order_receipt
 from ramp.temporal import application_error
 
 
@@ -71,13 +74,15 @@ class IntentActivities:
         db: async_sessionmaker[AsyncSession],
         adapters: ProviderAdapters,
         outbox: WebhookOutbox,
+        writer: AbstractAsyncContextManager[Any] | None = None,
     ) -> None:
         self._db = db
         self._adapters = adapters
         self._outbox = outbox
-        # SQLite has one writer at a time: queueing projection writes here is cheaper
-        # than letting the pool's connections wait in SQLite's busy handler.
-        self._writer: asyncio.Lock | contextlib.nullcontext[None] = (
+        # SQLite has one writer at a time: queueing projection writes here (with the
+        # webhook dispatcher's, when `writer` is shared) is cheaper than letting the
+        # pool's connections wait in SQLite's busy handler.
+        self._writer: AbstractAsyncContextManager[Any] = writer or (
             asyncio.Lock() if db.kw["bind"].dialect.name == "sqlite" else contextlib.nullcontext()
         )
 
@@ -128,6 +133,8 @@ class IntentActivities:
             movement_type=corridor.type,
             source_currency=source.currency_code,
             destination_currency=destination.currency_code,
+            # Production providers are real: their calls go through a connector.
+            connector=chosen.environment == "production",
             requirements=[
                 RequirementSpec(
                     code=r.code,
@@ -188,21 +195,26 @@ class IntentActivities:
                     )
                 ).all()
             }
-        # Intents keep their accounts: external accounts are never deleted.
-        source = accounts[request.src_account_id]
+            # Intents keep their accounts: external accounts are never deleted.
+            source = accounts[request.src_account_id]
+            # For the receipt: read with the accounts, one session per order.
+            partner_bps = await partner_fee_bps(session, source.project_id)
         destination = accounts[request.dest_account_id]
         order = TransactionOrder(
             transaction_id=request.transaction_id,
             movement_type=request.movement_type,
             amount=request.amount,
-            source=_details(source),
-            destination=_details(destination),
+            source=account_details(source),
+            destination=account_details(destination),
         )
         adapter = self._adapters.for_provider(request.provider_code)
         try:
-            return await adapter.create_transaction(order)
+            created = await adapter.create_transaction(order)
         except DomainError as refused:
             raise application_error(refused) from None
+        # The price as quoted now, recorded on the transaction (ramp/quotes/receipt.py).
+        receipt = await order_receipt(adapter, order, partner_bps)
+        return created.model_copy(update={"receipt": receipt})
 
     @activity.defn
     async def cancel_transaction(self, cancellation: TransactionCancellation) -> None:
@@ -290,7 +302,7 @@ def _facts(account: ExternalAccount) -> AccountFacts:
     )
 
 
-def _details(account: ExternalAccount) -> AccountDetails:
+def account_details(account: ExternalAccount) -> AccountDetails:
     facts = _facts(account)
     return AccountDetails(
         currency_code=account.currency_code,

@@ -19,6 +19,7 @@ from ramp.ratelimit.rates import Rate, parse_rate
 
 # Onboarding submissions are purged this many days after their intent ended
 # (docs/decisions.md, "Data at rest").
+DEFAULT_WEBHOOK_RETENTION_DAYS = 30.0
 DEFAULT_KYC_RETENTION_DAYS = 90
 
 
@@ -47,6 +48,8 @@ class Settings(BaseSettings):
     database_url: str = Field(default="", alias="DATABASE_URL")
     temporal_address: str = Field(default="127.0.0.1:7233", alias="TEMPORAL_ADDRESS")
     temporal_namespace: str = Field(default="default", alias="TEMPORAL_NAMESPACE")
+    # The Temporal web UI the dashboard links an intent's workflow to (none if empty).
+    temporal_ui_url: str = Field(default="", alias="RAMP_TEMPORAL_UI_URL")
     # The task queue of the service's workflows and activities (the API starts them there,
     # the worker polls it). One per test module keeps modules from touching each other.
     task_queue: str = Field(default="ramp", min_length=1, alias="RAMP_TASK_QUEUE")
@@ -76,6 +79,10 @@ class Settings(BaseSettings):
         default="60,300,1800,7200,86400", alias="RAMP_WEBHOOK_RETRY_DELAYS"
     )
     webhook_timeout_seconds: float = Field(default=30.0, gt=0, alias="RAMP_WEBHOOK_TIMEOUT")
+    # Ended deliveries (with their attempts) and their events are kept this long.
+    webhook_retention_days: float = Field(
+        default=DEFAULT_WEBHOOK_RETENTION_DAYS, gt=0, alias="RAMP_WEBHOOK_RETENTION_DAYS"
+    )
     # Throttling (docs/decisions.md, "Limits"). Rates are COUNT/SECONDS, or `off`.
     # Empty: counters in this process's memory; a redis:// URL: shared by every process.
     rate_limit_redis_url: SecretStr = Field(

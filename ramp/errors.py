@@ -46,9 +46,18 @@ class NotAuthenticated(DomainError):
         self.scheme = scheme
 
 
+class Forbidden(DomainError):
+    """The caller is known, but its role does not allow this (the dashboard's roles)."""
+
+
 class Refused(DomainError):
     """The request is well formed but the intent refuses it in its present state (the
     specification answers these with 400, such as TRANSACTION_EXISTS)."""
+
+
+class Unprocessable(DomainError):
+    """The request is well formed but cannot be taken as sent (an Idempotency-Key
+    already used for another request): 422, as the reference and Bridge answer."""
 
 
 class ProviderFailed(DomainError):
@@ -77,6 +86,19 @@ class IntentError(StrEnum):
     PROVIDER_ERROR = "PROVIDER_ERROR"
     # Our own dependencies (database, workflow engine) kept failing; nothing was created.
     TEMPORARILY_UNAVAILABLE = "TEMPORARILY_UNAVAILABLE"
+    # POST /intent/{id}/cancel too late (409): `details.reason` is a CancelRefusal.
+    INTENT_NOT_CANCELLABLE = "INTENT_NOT_CANCELLABLE"
+    # onboardingRedirectUrl / checkoutRedirectUrl off the project's allowed origins (400).
+    REDIRECT_URL_NOT_ALLOWED = "REDIRECT_URL_NOT_ALLOWED"
+
+
+class CancelRefusal(StrEnum):
+    """Why an intent cannot be cancelled (`details.reason` of INTENT_NOT_CANCELLABLE)."""
+
+    # The provider holds the customer's deposit: the money is moving.
+    DEPOSIT_RECEIVED = "DEPOSIT_RECEIVED"
+    # The intent already has a final status.
+    INTENT_CLOSED = "INTENT_CLOSED"
 
 
 class RequestError(StrEnum):
@@ -86,6 +108,8 @@ class RequestError(StrEnum):
     NOT_FOUND = "NOT_FOUND"
     INVALID_IDEMPOTENCY_KEY = "INVALID_IDEMPOTENCY_KEY"
     IDEMPOTENCY_KEY_REUSED = "IDEMPOTENCY_KEY_REUSED"
+    # Another request with the same Idempotency-Key is still running (409).
+    IDEMPOTENCY_KEY_IN_USE = "IDEMPOTENCY_KEY_IN_USE"
 
 
 class StepError(StrEnum):
@@ -116,8 +140,40 @@ class ProviderRefusal(StrEnum):
     ORDER_NOT_CANCELLABLE = "ORDER_NOT_CANCELLABLE"
 
 
+class ProviderAccountError(StrEnum):
+    """Refusals when a project owner connects (or changes) a provider account."""
+
+    UNKNOWN_PROVIDER = "UNKNOWN_PROVIDER"
+    # The credentials break the provider's schema, or the provider refused them.
+    INVALID_CREDENTIALS = "INVALID_CREDENTIALS"
+    # The provider did not answer the check: nothing was stored; try again.
+    PROVIDER_UNREACHABLE = "PROVIDER_UNREACHABLE"
+    # Sandbox projects route through the mock providers only.
+    SANDBOX_PROJECT = "SANDBOX_PROJECT"
+
+
 class WebhookError(StrEnum):
     INVALID_WEBHOOK_ENDPOINT = "INVALID_WEBHOOK_ENDPOINT"
+    # A redelivery or recovery to an endpoint that is disabled or was removed.
+    ENDPOINT_DISABLED = "ENDPOINT_DISABLED"
+
+
+class DashboardError(StrEnum):
+    """The dashboard's and the admin API's refusals (ramp/organizations)."""
+
+    NOT_LOGGED_IN = "NOT_LOGGED_IN"
+    INVALID_LOGIN = "INVALID_LOGIN"
+    LOGIN_LOCKED = "LOGIN_LOCKED"
+    SESSION_EXPIRED = "SESSION_EXPIRED"
+    INVALID_API_KEY = "INVALID_API_KEY"
+    CSRF_FAILED = "CSRF_FAILED"
+    FORBIDDEN = "FORBIDDEN"
+    INVALID_LINK = "INVALID_LINK"
+    WEAK_PASSWORD = "WEAK_PASSWORD"  # noqa: S105 (an error code)
+    MEMBER_EXISTS = "MEMBER_EXISTS"
+    LAST_OWNER = "LAST_OWNER"
+    TOTP_REQUIRED = "TOTP_REQUIRED"
+    INVALID_TOTP = "INVALID_TOTP"
 
 
 # The kind of each code a workflow's update can fail with.
@@ -131,6 +187,7 @@ _KIND_BY_CODE: dict[str, type[DomainError]] = {
     IntentError.INTENT_CLOSED: Refused,
     IntentError.PROVIDER_ERROR: ProviderFailed,
     IntentError.TEMPORARILY_UNAVAILABLE: Unavailable,
+    IntentError.INTENT_NOT_CANCELLABLE: Conflict,
     StepError.STEP_NOT_CURRENT: Conflict,
     StepError.COMPLIANCE_CLOSED: Conflict,
     StepError.INVALID_TRANSITION: Conflict,

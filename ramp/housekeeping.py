@@ -18,6 +18,8 @@ class NoncePurge(BaseModel):
     # Onboarding submissions: None keeps the worker's RAMP_KYC_RETENTION_DAYS; an
     # operator's one-off run (an erasure request, say) may pass a shorter period.
     kyc_retention_seconds: float | None = Field(default=None, ge=0)
+    # Webhook deliveries and events: None keeps the worker's RAMP_WEBHOOK_RETENTION_DAYS.
+    webhook_retention_seconds: float | None = Field(default=None, ge=0)
 
 
 class SubmissionPurge(BaseModel):
@@ -30,10 +32,22 @@ class NoncePurgeResult(BaseModel):
     deleted: int
     # Onboarding submissions past their retention, replaced by their verdicts.
     submissions_purged: int = 0
+    # Ended webhook deliveries (with their attempts) and events past their retention.
+    webhook_deliveries_purged: int = 0
+    webhook_events_purged: int = 0
 
 
 class SubmissionPurgeResult(BaseModel):
     purged: int
+
+
+class WebhookLogPurge(BaseModel):
+    retention_seconds: float | None = Field(default=None, ge=0)
+
+
+class WebhookLogPurgeResult(BaseModel):
+    deliveries: int
+    events: int
 
 
 # Definitions only: the workflow calls these by name; the worker registers the
@@ -46,3 +60,8 @@ async def purge_expired_nonces(request: NoncePurge) -> NoncePurgeResult:
 @activity.defn(name="purge_ended_submissions")
 async def purge_ended_submissions(request: SubmissionPurge) -> SubmissionPurgeResult:
     raise NotImplementedError("runs in the worker: HousekeepingActivities.purge_ended_submissions")
+
+
+@activity.defn(name="purge_webhook_log")
+async def purge_webhook_log(request: WebhookLogPurge) -> WebhookLogPurgeResult:
+    raise NotImplementedError("runs in the worker: WebhookActivities.purge_webhook_log")

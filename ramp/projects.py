@@ -128,6 +128,8 @@ async def routing_accounts(
             .where(
                 Project.id == project_id,
                 ProviderAccount.active == True,  # noqa: E712  (SQL expression)
+                # An account whose credentials the provider refused is out of routing.
+                ProviderAccount.status == "HEALTHY",
             )
         )
     ).all()

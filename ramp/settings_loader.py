@@ -1,25 +1,80 @@
-"""Settings as the CLI builds them: environment first, then sandbox defaults."""
+"""Settings as the CLI builds them: environment first, then the data dir's defaults."""
 
 from __future__ import annotations
 
+import json
+import os
 from pathlib import Path
 from typing import Any
 
 from ramp.config import Environment, Settings
+from ramp.security.files import private_dir
 from ramp.security.keys import dev_keys
+
+# Written by `ramp dev` into its data dir: which environment that local stack runs, so
+# that every `ramp` command pointed at the data dir works in the same one.
+STACK_FILE = "stack.json"
+
+
+class StackMismatch(ValueError):
+    """A data dir holds a local stack of the other environment."""
+
+
+def stack_environment(data_dir: Path) -> Environment | None:
+    """The environment of the local stack in `data_dir`, if `ramp dev` made one there
+    (a data dir from before the file existed holds a sandbox)."""
+    path = data_dir / STACK_FILE
+    if path.exists():
+        return Environment(json.loads(path.read_text())["environment"])
+    if (data_dir / "keys.json").exists():
+        return Environment.SANDBOX
+    return None
+
+
+def mark_stack(data_dir: Path, environment: Environment, public_url: str | None = None) -> None:
+    """Records the local stack's environment (and where its API is served, for the
+    webhook URLs the commands print); a data dir never changes environment (its
+    projects, keys and Temporal history belong to one)."""
+    found = stack_environment(data_dir)
+    if found is not None and found is not environment:
+        raise StackMismatch(
+            f"{data_dir} holds a local {found.value} stack; use another --data-dir "
+            f"for {environment.value}"
+        )
+    private_dir(data_dir)
+    stack = {"environment": environment.value, "publicUrl": public_url}
+    (data_dir / STACK_FILE).write_text(json.dumps(stack))
+
+
+def _stack_public_url(data_dir: Path) -> str | None:
+    path = data_dir / STACK_FILE
+    if not path.exists():
+        return None
+    found = json.loads(path.read_text()).get("publicUrl")
+    return str(found) if found else None
 
 
 def load_settings(data_dir: Path | None = None, **overrides: Any) -> Settings:
     """Settings from the environment, with `overrides` (by env var name) on top.
 
-    In the sandbox, keys missing from the environment come from the data dir (made on
-    first use), so that a developer never handles key material. Production never
-    invents keys: a missing one stops the process with a clear message.
+    A data dir made by `ramp dev` sets the environment (unless RAMP_ENV says otherwise)
+    and, for that local stack, keys missing from the environment come from the data dir
+    (made on first use), so that a developer never handles key material. A deployed
+    production never invents keys: a missing one stops the process with a clear message.
     """
     if data_dir is not None:
         overrides["RAMP_DATA_DIR"] = str(data_dir)
     settings = Settings(**overrides)
-    if settings.ramp_env is Environment.SANDBOX:
+    local = stack_environment(settings.data_dir)
+    if local is not None and "RAMP_ENV" not in overrides and "RAMP_ENV" not in os.environ:
+        overrides["RAMP_ENV"] = local.value
+        settings = Settings(**overrides)
+    public_url = _stack_public_url(settings.data_dir)
+    unset = "RAMP_PUBLIC_URL" not in overrides and "RAMP_PUBLIC_URL" not in os.environ
+    if public_url and unset:
+        overrides["RAMP_PUBLIC_URL"] = public_url
+        settings = Settings(**overrides)
+    if settings.ramp_env is Environment.SANDBOX or local is settings.ramp_env:
         keys = dev_keys(settings.data_dir)
         missing = {
             "RAMP_SIGNING_KEY": not settings.signing_key.get_secret_value(),

@@ -18,6 +18,8 @@ PROJECT_ID = SearchAttributeKey.for_keyword("RampProjectId")
 CUSTOMER_ID = SearchAttributeKey.for_keyword("RampCustomerId")
 PROVIDER_CODE = SearchAttributeKey.for_keyword("RampProviderCode")
 CURRENT_STEP = SearchAttributeKey.for_keyword("RampCurrentStep")
+# Set to UNMATCHED_DEPOSIT when money arrived that the intent cannot take (refund it).
+MONEY_ISSUE = SearchAttributeKey.for_keyword("RampMoneyIssue")
 
 SEARCH_ATTRIBUTES: tuple[SearchAttributeKey[str], ...] = (
     INTENT_STATUS,
@@ -25,6 +27,7 @@ SEARCH_ATTRIBUTES: tuple[SearchAttributeKey[str], ...] = (
     CUSTOMER_ID,
     PROVIDER_CODE,
     CURRENT_STEP,
+    MONEY_ISSUE,
 )
 
 
@@ -56,3 +59,9 @@ def domain_error(error: BaseException | None) -> DomainError | None:
         return None
     details = error.details[0] if error.details and isinstance(error.details[0], dict) else {}
     return refusal(error.type, error.message, details)
+
+
+def providers_queue(task_queue: str) -> str:
+    """The task queue of the calls to providers (regular activities), beside the
+    service's own: a deployment can run and rate-limit it on workers of its own."""
+    return f"{task_queue}-providers"

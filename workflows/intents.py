@@ -16,17 +16,21 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from datetime import datetime, timedelta
-from typing import TypedDict
 
 from temporalio import workflow
-from temporalio.common import RetryPolicy, SearchAttributeUpdate
+from temporalio.common import SearchAttributeUpdate
 from temporalio.exceptions import ActivityError, ApplicationError
 
 from ramp import temporal
 from ramp.adapters.base import TransactionCancellation
 from ramp.errors import Conflict, IntentError, ProviderFailed, Refused, Unavailable
-from ramp.intents import activities, lifecycle
+from ramp.intents import activities, cancellation, lifecycle
+from ramp.intents.activity_options import LOOKUP as _LOOKUP
+from ramp.intents.activity_options import PROVIDER as _PROVIDER
+from ramp.intents.activity_options import RECORD as _RECORD
+from ramp.intents.activity_options import VERIFY as _VERIFY
 from ramp.intents.changes import IntentChange
+from ramp.intents.connector_flow import PROVIDER_CONNECTORS, ConnectorSteps
 from ramp.intents.models import (
     IntentOutcome,
     IntentRequest,
@@ -40,40 +44,6 @@ from ramp.intents.models import (
 )
 from ramp.onboarding.activities import verify_submission
 from ramp.webhooks.events import transition_events
-
-
-# Lookups and projection writes are short database work: local activities spare a
-# round trip through the server per step (on the dev server, 27 ms instead of 50 ms
-# for two activities), and run within the update's single workflow task.
-class _Options(TypedDict, total=False):
-    start_to_close_timeout: timedelta
-    schedule_to_close_timeout: timedelta
-    retry_policy: RetryPolicy
-
-
-_LOOKUP: _Options = {
-    "start_to_close_timeout": timedelta(seconds=10),
-    "retry_policy": RetryPolicy(initial_interval=timedelta(milliseconds=100), maximum_attempts=5),
-}
-# The projection must eventually hold every change: retry until the database is back.
-_RECORD: _Options = {
-    "start_to_close_timeout": timedelta(seconds=10),
-    "retry_policy": RetryPolicy(
-        initial_interval=timedelta(milliseconds=100), maximum_interval=timedelta(seconds=30)
-    ),
-}
-_PROVIDER: _Options = {
-    "start_to_close_timeout": timedelta(seconds=20),
-    "schedule_to_close_timeout": timedelta(seconds=60),
-    "retry_policy": RetryPolicy(initial_interval=timedelta(milliseconds=500), maximum_attempts=5),
-}
-
-# Verification may call a KYC vendor: longer than a lookup, retried a few times.
-_VERIFY: _Options = {
-    "start_to_close_timeout": timedelta(seconds=30),
-    "retry_policy": RetryPolicy(initial_interval=timedelta(milliseconds=200), maximum_attempts=5),
-}
-
 
 # Patch ids: workflows started before a change replay the old code path (see
 # tests/test_replay.py). Added with the order cancellation at expiry.
@@ -89,12 +59,14 @@ OPEN_WITHOUT_UPDATE = "open-without-update"
 # when nobody retries: the lookups, the order (keyed by the derived transaction id) and
 # the projection write are all safe to repeat.
 OPEN_UPDATE_WAIT = timedelta(minutes=1)
+# Added with the customer's cancellation (POST /intent/{id}/cancel): the `cancel` update.
+CUSTOMER_CANCEL = "customer-cancel"
 # Marks a refused intent's workflow in the Temporal UI (RampIntentStatus).
 REFUSED = "REFUSED"
 
 
 @workflow.defn
-class IntentWorkflow:
+class IntentWorkflow(ConnectorSteps):
     @workflow.init
     def __init__(self, request: IntentRequest) -> None:
         self._request = request
@@ -103,6 +75,10 @@ class IntentWorkflow:
         self._recorded: IntentState | None = None
         self._refusal: ApplicationError | None = None
         self._lock = asyncio.Lock()
+        # Connector intents (workflows/connector.py).
+        self._transfer_refusal: str | None = None
+        self._early_verdicts: dict[str, StepUpdate] = {}
+        self._void_unconfirmed = False
 
     @workflow.run
     async def run(self, request: IntentRequest) -> IntentOutcome:
@@ -122,7 +98,9 @@ class IntentWorkflow:
         else:
             await workflow.wait_condition(self._decided)
         state = self._state
-        if state is not None:
+        if state is not None and _connector(state):
+            await self._run_connector(state)
+        elif state is not None:
             remaining = (state.expired_at - workflow.now()).total_seconds()
             try:
                 await workflow.wait_condition(
@@ -134,6 +112,28 @@ class IntentWorkflow:
             await workflow.wait_condition(lambda: lifecycle.is_terminal(state))
         await workflow.wait_condition(workflow.all_handlers_finished)
         return IntentOutcome(intent_id=request.intent_id, status=state.status if state else None)
+
+    async def _run_connector(self, state: IntentState) -> None:
+        """A real provider's intent: the driver walks the provider's flow while this
+        waits for the expiry, which voids the order outside the lock."""
+        driver = asyncio.create_task(self._drive(state))
+        while not lifecycle.is_terminal(state):
+            remaining = (state.expired_at - workflow.now()).total_seconds()
+            try:
+                await workflow.wait_condition(
+                    lambda: not lifecycle.deposit_pending(state),
+                    timeout=timedelta(seconds=max(remaining, 0.001)),
+                )
+            except TimeoutError:
+                if not await self._connector_expire(state):
+                    # The provider holds the deposit: no expiry any more.
+                    await workflow.wait_condition(lambda: not lifecycle.deposit_pending(state))
+                continue
+            await workflow.wait_condition(lambda: lifecycle.is_terminal(state))
+        # Not cancelled: it may be writing the projection. Every wait of the driver
+        # ends with the intent, and every call within the expiry or a bounded budget.
+        await driver
+        await self._watch_late_deposit(state)
 
     @workflow.update
     async def open(self, request_id: str | None = None) -> IntentState:
@@ -179,7 +179,8 @@ class IntentWorkflow:
                 raise self._refusal from None
             state = lifecycle.open_intent(request, selection, checks.results, self._now())
             state.opened_by = request_id
-            if lifecycle.should_auto_execute(state):
+            # A connector's order is placed by the driver, outside this update.
+            if not _connector(state) and lifecycle.should_auto_execute(state):
                 # A provider failure here leaves a valid intent without a transaction:
                 # the client may retry with POST /intent/{id}/transaction.
                 await self._create_transaction(state, raise_on_failure=False)
@@ -223,10 +224,17 @@ class IntentWorkflow:
             refusal = lifecycle.execution_refusal(state)
             if refusal is not None:
                 raise temporal.application_error(Refused(*refusal))
-            await self._create_transaction(state, raise_on_failure=True)
-            await self._record(state)
-            self._publish(state)
-            return state
+            if not _connector(state):
+                await self._create_transaction(state, raise_on_failure=True)
+                await self._record(state)
+                self._publish(state)
+                return state
+        await self._connector_execute(state)
+        if state.transaction is None and self._transfer_refusal is not None:
+            raise temporal.application_error(
+                ProviderFailed(IntentError.PROVIDER_ERROR, self._transfer_refusal)
+            )
+        return state
 
     @execute.validator
     def _check_execute(self) -> None:
@@ -241,6 +249,11 @@ class IntentWorkflow:
         await self._until_decided()
         async with self._lock:
             state = self._state
+            if state is not None and _connector(state):
+                if self._connector_step_update(state, update):
+                    await self._record(state)
+                    self._publish(state)
+                return
             if state is None or not lifecycle.apply_step_update(state, update, self._now()):
                 workflow.logger.warning("step update ignored: %s", update)
                 return
@@ -294,6 +307,9 @@ class IntentWorkflow:
     async def report_provider_event(self, event: ProviderEvent) -> None:
         """Progress of the transaction as the provider reports it."""
         await self._until_decided()
+        if self._state is not None and _connector(self._state):
+            await self._apply_event(self._state, event)
+            return
         async with self._lock:
             state = self._state
             if state is None or not lifecycle.apply_provider_event(state, event, self._now()):
@@ -301,6 +317,38 @@ class IntentWorkflow:
                 return
             await self._record(state)
             self._publish(state)
+
+    @workflow.update
+    async def cancel(self) -> IntentState:
+        """The customer cancels before the deposit is received: the provider voids the
+        order, the intent and its transaction end CANCELLED (ramp/intents/cancellation.py)."""
+        if self._state is not None and _connector(self._state):
+            return await self._connector_cancel(self._state)
+        async with self._lock:
+            state = self._opened()
+            self._check_cancel()  # again: an expiry or a provider event may have run since
+            if workflow.patched(CUSTOMER_CANCEL):
+                order = cancellation.order_to_void(state)
+                if order is not None:
+                    try:
+                        await workflow.execute_local_activity(
+                            activities.cancel_transaction, order, **_PROVIDER
+                        )
+                    except (ActivityError, ApplicationError) as error:
+                        cause = _cause(error)
+                        code = cause.type if isinstance(cause, ApplicationError) else None
+                        refused = cancellation.provider_refusal(state, code)
+                        raise temporal.application_error(refused) from None
+                cancellation.cancel(state, self._now())
+                await self._record(state)
+                self._publish(state)
+            return state
+
+    @cancel.validator
+    def _check_cancel(self) -> None:
+        refused = cancellation.refusal(self._opened())
+        if refused is not None:
+            raise temporal.application_error(refused)
 
     async def _expire(self, state: IntentState) -> None:
         """The lifetime ran out before money moved: void the order, end the intent."""
@@ -389,7 +437,15 @@ class IntentWorkflow:
             temporal.PROVIDER_CODE.value_set(state.provider.provider_code),
             temporal.CURRENT_STEP.value_set(step) if step else temporal.CURRENT_STEP.value_unset(),
         ]
+        if state.unmatched_deposit is not None:
+            updates.append(temporal.MONEY_ISSUE.value_set("UNMATCHED_DEPOSIT"))
         workflow.upsert_search_attributes(updates)
+
+
+def _connector(state: IntentState) -> bool:
+    """A real provider's intent (production): its own path, workflows/connector.py.
+    No history recorded before connectors holds one, so old runs never ask the patch."""
+    return state.provider.connector and workflow.patched(PROVIDER_CONNECTORS)
 
 
 def _refuse_submission(state: IntentState, submission: StepSubmission) -> None:

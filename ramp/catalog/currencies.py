@@ -69,6 +69,16 @@ _CURRENCIES: tuple[Currency, ...] = (
         8453,
         contract="0x833589fCD6eDb6E08f4c7C32D4b71b54bdA02913",
     ),
+    # Circle's Bridged USDC Standard on Gnosis Chain (USDC.e), the USDC of Gnosis Pay;
+    # the older Omnibridge token (0xDDAf...7A83) is another contract and not accepted.
+    _crypto(
+        "USDC",
+        "GNOSIS",
+        "USD Coin (Gnosis)",
+        6,
+        100,
+        contract="0x2a22f9c3b484c3629090FeED35F17Ff8F88f76F0",
+    ),
     # Solana is not an EVM chain, so it has no chain id; its token id is a mint address.
     _crypto(
         "USDC",
@@ -77,6 +87,24 @@ _CURRENCIES: tuple[Currency, ...] = (
         6,
         None,
         contract="EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v",
+    ),
+    # Bridge's other stablecoins (apidocs.bridge.xyz, fiat payment methods): Tether on
+    # Ethereum, Circle's euro coin on Solana.
+    _crypto(
+        "USDT",
+        "ETHEREUM",
+        "Tether USD (Ethereum)",
+        6,
+        1,
+        contract="0xdAC17F958D2ee523a2206206994597C13D831ec7",
+    ),
+    _crypto(
+        "EURC",
+        "SOLANA",
+        "Euro Coin (Solana)",
+        6,
+        None,
+        contract="HzwqbKZw8HxMN6bF2yFZNrht3c2iXXzpKcFu7uBEDKtr",
     ),
     _crypto(
         "EURe",

@@ -3,7 +3,7 @@
 The sandbox roster is a set of mock providers whose capabilities deliberately differ
 along every eligibility dimension (currency, account type, rail, country, direction), so
 integrators can exercise provider selection without real money. The production roster
-is empty until real provider adapters exist.
+holds the real providers with a connector (ramp/adapters/registry.py).
 """
 
 from __future__ import annotations
@@ -93,7 +93,8 @@ def _sandbox(
     )
 
 
-_ATLAS_USDC = ("USDC_ETHEREUM", "USDC_POLYGON", "USDC_BASE", "USDC_SOLANA")
+# USDC_GNOSIS: the reference's headline route (USD and EUR to USDC on Gnosis Chain).
+_ATLAS_USDC = ("USDC_ETHEREUM", "USDC_POLYGON", "USDC_BASE", "USDC_GNOSIS", "USDC_SOLANA")
 _EURO_SEPA_COUNTRIES = ("DE", "FR", "ES", "IT", "NL", "PT", "IE", "AT", "BE")
 _THAMES_CRYPTO = ("USDC_ETHEREUM", "ETH_ETHEREUM", "BTC_BITCOIN")
 
@@ -149,9 +150,9 @@ MERIDIAN = _sandbox(
     "Meridian EU (sandbox)",
     _both_ways(
         _bank("EUR", [Rail.SEPA], _EURO_SEPA_COUNTRIES),
-        _crypto("USDC_ETHEREUM", "EURE_GNOSIS"),
+        _crypto("USDC_ETHEREUM", "USDC_GNOSIS", "EURE_GNOSIS"),
         ("5.00", "50000.00"),
-        _limits(["USDC_ETHEREUM", "EURE_GNOSIS"], "5", "50000"),
+        _limits(["USDC_ETHEREUM", "USDC_GNOSIS", "EURE_GNOSIS"], "5", "50000"),
     ),
     (
         _req("TERMS_OF_SERVICE"),
@@ -219,8 +220,66 @@ THAMES = _sandbox(
 )
 
 SANDBOX_PROVIDERS: tuple[Provider, ...] = (ATLAS, BEACON, MERIDIAN, ANDES, THAMES)
-# Real provider adapters come later; until then production routes nothing.
-PRODUCTION_PROVIDERS: tuple[Provider, ...] = ()
+
+# --- production ----------------------------------------------------------------------
+# Bridge (apidocs.bridge.xyz: fiat payment methods, payment routes, transaction
+# minimums; docs/providers.md): USD over ACH and wire, EUR over SEPA, MXN over SPEI,
+# to and from the stablecoins of our currency catalog Bridge serves with that fiat.
+# Minimums are Bridge's (1 unit; MXN 50); Bridge states no maximum, so ours is a
+# sanity bound. Bridge's KYC link covers identity and its terms of service.
+_BRIDGE_USD_CRYPTO = (
+    "USDC_ETHEREUM",
+    "USDC_POLYGON",
+    "USDC_BASE",
+    "USDC_SOLANA",
+    "USDT_ETHEREUM",
+    "EURC_SOLANA",
+)
+_BRIDGE_EUR_CRYPTO = ("USDC_ETHEREUM", "USDC_POLYGON", "USDC_BASE", "USDC_SOLANA", "EURC_SOLANA")
+_BRIDGE_MXN_CRYPTO = ("USDC_ETHEREUM", "USDC_POLYGON", "USDC_BASE", "USDC_SOLANA")
+_SEPA_COUNTRIES = (
+    *("AT", "BE", "CY", "DE", "EE", "ES", "FI", "FR", "GR", "HR", "IE", "IT", "LT", "LU"),
+    *("LV", "MT", "NL", "PT", "SI", "SK"),
+)
+_BRIDGE_MAX = "10000000"
+
+BRIDGE = Provider(
+    id=provider_id("BRIDGE"),
+    code="BRIDGE",
+    name="Bridge",
+    environment="production",
+    corridors=(
+        *_both_ways(
+            _bank("USD", [Rail.ACH, Rail.WIRE], ["US"]),
+            _crypto(*_BRIDGE_USD_CRYPTO),
+            ("1.00", _BRIDGE_MAX),
+            _limits(_BRIDGE_USD_CRYPTO, "1", _BRIDGE_MAX),
+        ),
+        *_both_ways(
+            _bank("EUR", [Rail.SEPA], _SEPA_COUNTRIES),
+            _crypto(*_BRIDGE_EUR_CRYPTO),
+            ("1.00", _BRIDGE_MAX),
+            _limits(_BRIDGE_EUR_CRYPTO, "1", _BRIDGE_MAX),
+        ),
+        *_both_ways(
+            _bank("MXN", [Rail.SPEI], ["MX"]),
+            _crypto(*_BRIDGE_MXN_CRYPTO),
+            ("50.00", _BRIDGE_MAX),
+            _limits(_BRIDGE_MXN_CRYPTO, "3", _BRIDGE_MAX),
+        ),
+    ),
+    requirements=(_req("TERMS_OF_SERVICE"), _req("KYC_BASIC", "TERMS_OF_SERVICE")),
+    extra_fields=(
+        # Bridge's `us` external accounts (off-ramp payouts) carry the owner's address;
+        # an on-ramp's paying account needs none, so it is accepted, not required.
+        ExtraField(
+            name=ExtraFieldName.BENEFICIARY_ADDRESS, rails=(Rail.ACH, Rail.WIRE), required=False
+        ),
+    ),
+)
+
+# A production project routes through those of these it has a healthy account with.
+PRODUCTION_PROVIDERS: tuple[Provider, ...] = (BRIDGE,)
 
 _ROSTERS: dict[str, tuple[Provider, ...]] = {
     "sandbox": SANDBOX_PROVIDERS,

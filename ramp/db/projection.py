@@ -47,6 +47,9 @@ def project(state: IntentState) -> IntentProjection:
         failure_reason=state.failure_reason,
         auto_execute=state.auto_execute,
         redirect_url=state.redirect_url,
+        label=state.label,
+        onboarding_redirect_url=state.onboarding_redirect_url,
+        checkout_redirect_url=state.checkout_redirect_url,
         onboarding=state.onboarding,
         fingerprint=state.fingerprint,
         mm_plan_id=state.mm_plan_id,
@@ -108,6 +111,9 @@ def project(state: IntentState) -> IntentProjection:
             provider_code=selection.provider_code,
             provider_reference=transaction.provider_reference,
             context=transaction.context.model_dump(mode="json"),
+            receipt=None
+            if transaction.receipt is None
+            else transaction.receipt.model_dump(mode="json"),
             failure_reason=transaction.failure_reason,
             created_at=transaction.created_at,
             updated_at=transaction.updated_at,

@@ -107,11 +107,59 @@ class ProviderAccount(SQLModel, table=True):
     id: str = Field(primary_key=True, max_length=36)
     project_id: str = Field(foreign_key="project.id", index=True, max_length=36)
     provider_code: str = Field(max_length=64)
-    # Mock providers of the sandbox need none.
+    # Mock providers of the sandbox need none. A real provider's credentials are a
+    # SecretBox ciphertext of JSON bound to this project and provider
+    # (ramp/provider_accounts/credentials.py): never returned, only `credentials_hint`.
     credentials_encrypted: str | None = None
+    # False once DISABLED; routing also requires `status` HEALTHY.
     active: bool = True
+    # HEALTHY, UNHEALTHY (the provider refused the credentials), DISABLED (by the owner).
+    status: str = Field(
+        default="HEALTHY", max_length=16, sa_column_kwargs={"server_default": "HEALTHY"}
+    )
+    status_reason: str | None = Field(default=None, max_length=500)
+    # A masked hint of the credentials ("sk-t…1234"), for the owner to recognise them.
+    credentials_hint: str | None = Field(default=None, max_length=64)
+    # Our endpoint as registered at the provider (its id there) and the key the
+    # provider signs its webhooks with (a public key: not a secret).
+    webhook_endpoint_ref: str | None = Field(default=None, max_length=200)
+    webhook_public_key: str | None = None
     created_at: datetime = _created()
     updated_at: datetime = _created()
+
+
+class ProviderCustomer(SQLModel, table=True):
+    """Our customer's counterpart at a provider, per provider account (created once)."""
+
+    __tablename__ = "provider_customer"
+    __table_args__ = (
+        UniqueConstraint("provider_account_id", "customer_id"),
+        Index("ix_provider_customer_reference", "provider_account_id", "provider_customer_id"),
+    )
+    id: str = Field(primary_key=True, max_length=36)
+    provider_account_id: str = Field(foreign_key="provider_account.id", max_length=36)
+    customer_id: str = Field(foreign_key="customer.id", max_length=36)
+    provider_customer_id: str = Field(max_length=200)
+    # Provider-specific handles needed later (Bridge: the KYC link's id).
+    handles: dict[str, str] = Field(sa_column=Column(JSON, nullable=False))
+    created_at: datetime = _created()
+
+
+class ProviderWebhookEvent(SQLModel, table=True):
+    """A verified provider webhook, stored before it is applied (the inbox): its
+    provider event id deduplicates, `applied_at` says the workflows were told."""
+
+    __tablename__ = "provider_webhook_event"
+    __table_args__ = (UniqueConstraint("provider_account_id", "provider_event_id"),)
+    id: str = Field(primary_key=True, max_length=36)
+    provider_account_id: str = Field(foreign_key="provider_account.id", max_length=36)
+    provider_event_id: str = Field(max_length=200)
+    # The mapped events (JSON), encrypted: a KYC event may carry personal data.
+    events_encrypted: str
+    received_at: datetime = Field(sa_type=UTCDateTime)
+    applied_at: datetime | None = Field(default=None, sa_type=UTCDateTime, index=True)
+    attempts: int = 0
+    last_error: str | None = Field(default=None, max_length=1000)
 
 
 class Customer(SQLModel, table=True):
@@ -179,7 +227,11 @@ class ExternalAccount(SQLModel, table=True):
 
 class IntentRow(SQLModel, table=True):
     __tablename__ = "intent"
-    __table_args__ = (Index("ix_intent_customer_created", "customer_id", "created_at", "id"),)
+    __table_args__ = (
+        Index("ix_intent_customer_created", "customer_id", "created_at", "id"),
+        # The project-wide search (ramp/intents/search.py), newest first.
+        Index("ix_intent_project_created", "project_id", "created_at", "id"),
+    )
     id: str = Field(primary_key=True, max_length=36)
     project_id: str = Field(foreign_key="project.id", index=True, max_length=36)
     customer_id: str = Field(foreign_key="customer.id", max_length=36)
@@ -191,6 +243,9 @@ class IntentRow(SQLModel, table=True):
     failure_reason: str | None = Field(default=None, max_length=1000)
     auto_execute: bool
     redirect_url: str | None = Field(default=None, max_length=2000)
+    label: str | None = Field(default=None, max_length=200)
+    onboarding_redirect_url: str | None = Field(default=None, max_length=2000)
+    checkout_redirect_url: str | None = Field(default=None, max_length=2000)
     onboarding: bool
     fingerprint: str = Field(max_length=64)
     # Money movement plan: the selected provider.
@@ -238,8 +293,11 @@ class TransactionRow(SQLModel, table=True):
     project_id: str = Field(foreign_key="project.id", index=True, max_length=36)
     status: str = Field(max_length=16)
     provider_code: str = Field(max_length=64)
-    provider_reference: str = Field(max_length=200)
+    # Indexed: a provider's webhook names the transfer by it.
+    provider_reference: str = Field(max_length=200, index=True)
     context: dict[str, Any] = Field(sa_column=Column(JSON, nullable=False))
+    # The quoted price at creation (ramp/intents/models.py Receipt), or null.
+    receipt: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
     failure_reason: str | None = Field(default=None, max_length=1000)
     created_at: datetime = Field(sa_type=UTCDateTime)
     updated_at: datetime = Field(sa_type=UTCDateTime)
@@ -285,9 +343,12 @@ class WebhookEndpoint(SQLModel, table=True):
     url: str = Field(max_length=2000)
     event_types: list[str] = Field(sa_column=Column(JSON, nullable=False))
     enabled: bool = True
-    # Why it was disabled: by the project, or because it answered 410 Gone.
+    # Why it was disabled: by the project, because it answered 410 Gone, or because
+    # every attempt failed for 3 days.
     disabled_reason: str | None = Field(default=None, max_length=500)
     description: str | None = Field(default=None, max_length=200)
+    # When its current run of failed attempts began (None after any success).
+    failing_since: datetime | None = Field(default=None, sa_type=UTCDateTime)
     created_at: datetime = _created()
     updated_at: datetime = _created()
 
@@ -309,7 +370,11 @@ class WebhookDelivery(SQLModel, table=True):
     """One event on its way to one endpoint (a redelivery is a delivery of its own)."""
 
     __tablename__ = "webhook_delivery"
-    __table_args__ = (Index("ix_webhook_delivery_listing", "project_id", "created_at", "id"),)
+    __table_args__ = (
+        Index("ix_webhook_delivery_listing", "project_id", "created_at", "id"),
+        # The dispatcher's query: the deliveries due now, oldest first.
+        Index("ix_webhook_delivery_due", "due_at"),
+    )
     id: str = Field(primary_key=True, max_length=36)
     project_id: str = Field(foreign_key="project.id", max_length=36)
     event_id: str = Field(foreign_key="webhook_event.id", index=True, max_length=36)
@@ -327,6 +392,11 @@ class WebhookDelivery(SQLModel, table=True):
     redelivery_of: str | None = Field(default=None, max_length=36)
     created_at: datetime = Field(sa_type=UTCDateTime)
     updated_at: datetime = Field(sa_type=UTCDateTime)
+    # The dispatcher's bookkeeping (ramp/webhooks/dispatcher.py): when a dispatcher may
+    # take the delivery next (None: final, or still owned by a delivery workflow of the
+    # previous design), and which claim owns the attempt under way.
+    due_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
+    lease_token: str | None = Field(default=None, max_length=36)
 
 
 class WebhookAttempt(SQLModel, table=True):
@@ -340,3 +410,49 @@ class WebhookAttempt(SQLModel, table=True):
     status_code: int | None = None
     latency_ms: int
     error: str | None = Field(default=None, max_length=1000)
+
+
+# --- idempotency (issue 17) ----------------------------------------------------------
+
+
+class IdempotencyRecord(SQLModel, table=True):
+    """A creating POST made with an `Idempotency-Key`: claimed while it runs, then the
+    response it got, replayed to every retry with the same key for 24 hours
+    (ramp/idempotency/store.py)."""
+
+    __tablename__ = "idempotency_record"
+    # `project:<id>` or `customer:<id>`: keys of different callers never meet.
+    scope: str = Field(primary_key=True, max_length=80)
+    key: str = Field(primary_key=True, max_length=255)
+    # SHA-256 of the method, path and canonical body: another body is refused (422).
+    fingerprint: str = Field(max_length=64)
+    # Until then the request that claimed the key is running; afterwards another may
+    # take the claim over (the first one died).
+    locked_until: datetime = Field(sa_type=UTCDateTime)
+    response_status: int | None = None
+    # {"headers": {...}, "body": "..."}: encrypted, a body may hold tokens or account data.
+    response: dict[str, Any] | None = Field(
+        default=None, sa_column=Column("response_encrypted", EncryptedJSON, nullable=True)
+    )
+    created_at: datetime = Field(sa_type=UTCDateTime, index=True)
+
+
+class PartnerFee(SQLModel, table=True):
+    """A project's own fee on every ramp, in basis points of the source amount: shown in
+    quotes (`partnerFee`) and recorded on transactions (ramp/quotes/partner_fee.py).
+    No row: no fee. A table of its own, so projects written by older code stay valid."""
+
+    __tablename__ = "partner_fee"
+    project_id: str = Field(primary_key=True, foreign_key="project.id", max_length=36)
+    bps: int
+    updated_at: datetime = Field(sa_type=UTCDateTime)
+
+
+# The dashboard's tables (organizations' members, sessions, keys, audit log) live in a
+# module of their own; imported here so that this module still registers every table.
+from ramp.db.org_tables import AuditEvent as AuditEvent  # noqa: E402
+from ramp.db.org_tables import DashboardSession as DashboardSession  # noqa: E402
+from ramp.db.org_tables import OrganizationSecurity as OrganizationSecurity  # noqa: E402
+from ramp.db.org_tables import OrgApiKey as OrgApiKey  # noqa: E402
+from ramp.db.org_tables import OrgInvite as OrgInvite  # noqa: E402
+from ramp.db.org_tables import OrgMember as OrgMember  # noqa: E402

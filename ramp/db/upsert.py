@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import cache
+from typing import Any
 
 from sqlalchemy import Table, inspect
 from sqlalchemy.dialects import postgresql, sqlite
@@ -45,6 +46,35 @@ async def insert_missing(
     statement = _insert(dialect, model).on_conflict_do_nothing(index_elements=list(key))
     params = [{column: getattr(row, attribute) for column, attribute in columns} for row in rows]
     await session.exec(statement, params=params)
+
+
+async def insert_missing_values(
+    session: AsyncSession,
+    model: type[SQLModel],
+    rows: Sequence[dict[str, Any]],
+    key: Sequence[str],
+    returning: str | None = None,
+) -> list[Any]:
+    """`insert_missing` of plain rows (column name -> value, every row the same
+    columns), without building model objects; with `returning`, that column of the rows
+    inserted now (those already stored are left out)."""
+    if not rows:
+        return []
+    dialect = session.bind.dialect.name if session.bind is not None else "sqlite"
+    statement = _insert_missing(dialect, model, tuple(key), returning)
+    result = await session.exec(statement, params=rows)
+    return list(result.scalars()) if returning is not None else []
+
+
+@cache
+def _insert_missing(
+    dialect: str, model: type[SQLModel], key: tuple[str, ...], returning: str | None
+) -> Insert:
+    statement = _insert(dialect, model).on_conflict_do_nothing(index_elements=list(key))
+    if returning is None:
+        return statement
+    table: Table = getattr(model, "__table__")  # noqa: B009  (SQLModel does not type it)
+    return statement.returning(table.c[returning])
 
 
 @cache

@@ -44,6 +44,11 @@ class IntentRequest(_Model):
     provider_id: str | None = None
     auto_execute: bool = False
     redirect_url: str | None = None
+    # The reference's optional fields (issue 17): stored and returned; the redirects are
+    # used by the hosted onboarding (ramp/intents/redirects.py).
+    label: str | None = None
+    onboarding_redirect_url: str | None = None
+    checkout_redirect_url: str | None = None
     lifetime_seconds: int
     # Hash of the request body: a retry with the same Idempotency-Key must match it.
     fingerprint: str
@@ -68,6 +73,10 @@ class ProviderSelection(_Model):
     source_currency: str
     destination_currency: str
     requirements: list[RequirementSpec]
+    # True for a real provider's connector (production): its calls are regular
+    # activities on the providers' task queue, its steps are satisfied at the provider.
+    # False in every history recorded before connectors existed.
+    connector: bool = False
 
 
 class RequirementChecks(_Model):
@@ -141,6 +150,14 @@ class CryptoDepositInstructions(WireModel):
     amount: Amount
     amount_in_smallest_unit: str
     token_contract: str | None = None
+    # On chains that need one (Stellar, XRP Ledger...), what the payer must attach so the
+    # provider credits the deposit; null elsewhere. Set by the provider adapter.
+    memo: str | None = None
+    # Wallet-ready forms (ramp/intents/wallet_ready.py): a payment URI (EIP-681 on EVM
+    # chains, BIP-21 on Bitcoin, Solana Pay on Solana) and, for an ERC-20 token, the
+    # calldata of `transfer(address,uint256)` to send to `tokenContract`.
+    payment_uri: str | None = None
+    encoded_data: str | None = None
 
 
 class DepositInstruction(WireModel):
@@ -151,6 +168,27 @@ class DepositInstruction(WireModel):
 
 class TransactionContext(WireModel):
     deposit_instructions: list[DepositInstruction]
+
+
+class ReceiptFees(WireModel):
+    network_fee: Amount
+    processing_fee: Amount
+    partner_fee: Amount
+    total_fee: Amount
+
+
+class Receipt(WireModel):
+    """The price of a transaction as quoted when it was created (ramp/quotes/receipt.py):
+    what the customer sends, the fees (in the source currency), what should arrive."""
+
+    initial_amount: Amount
+    currency_code: str
+    fees: ReceiptFees
+    exchange_rate: Amount
+    expected_final_amount: Amount
+    final_currency_code: str
+    # The provider's price may still move (every sandbox quote is indicative).
+    indicative: bool = True
 
 
 class AppliedEvent(_Model):
@@ -173,6 +211,16 @@ class Transaction(_Model):
     updated_at: datetime
     last_activity_at: datetime
     events: list[AppliedEvent] = Field(default_factory=list)
+    # The quoted price at creation; None when no quote was to be had (or before it existed).
+    receipt: Receipt | None = None
+
+
+class UnmatchedDeposit(_Model):
+    """A deposit the intent could not take (see `IntentState.unmatched_deposit`)."""
+
+    event_id: str
+    reason: str
+    received_at: datetime
 
 
 class IntentState(_Model):
@@ -189,6 +237,9 @@ class IntentState(_Model):
     redirect_url: str | None
     fingerprint: str
     provider: ProviderSelection
+    label: str | None = None
+    onboarding_redirect_url: str | None = None
+    checkout_redirect_url: str | None = None
     mm_plan_id: str
     status: IntentStatus
     failure_reason: str | None = None
@@ -206,6 +257,12 @@ class IntentState(_Model):
     # intent (the others with its Idempotency-Key are replays); None before any answer
     # and in workflows older than this field. Not projected.
     opened_by: str | None = None
+    # Connector intents: the client asked for the transaction (POST .../transaction);
+    # the workflow places it with the provider outside any handler.
+    execution_requested: bool = False
+    # Money the provider received that this intent cannot take (it had expired or was
+    # cancelled, or the amount differs): an operator must refund it.
+    unmatched_deposit: UnmatchedDeposit | None = None
 
 
 class StepUpdate(_Model):
@@ -223,6 +280,9 @@ class ProviderEvent(_Model):
     transaction_id: str
     type: ProviderEventType
     reason: str | None = None
+    # The amount the provider received, where it says (a deposit event): a different
+    # amount from the order's is an unmatched deposit.
+    received_amount: Amount | None = None
 
 
 class TransactionRequest(_Model):

@@ -27,19 +27,27 @@ from ramp.db import keyset
 from ramp.db.engine import read_snapshot
 from ramp.db.keyset import Page, PageRequest
 from ramp.db.projection import project
-from ramp.db.tables import ComplianceStepRow, ExternalAccount, IntentRow, TransactionRow
+from ramp.db.tables import (
+    ComplianceStepRow,
+    ExternalAccount,
+    IntentRow,
+    Project,
+    TransactionRow,
+)
 from ramp.errors import (
+    CancelRefusal,
     Conflict,
     IntentError,
     InvalidInput,
     NotFound,
     Refused,
-    RequestError,
     Unavailable,
 )
+from ramp.idempotency.store import check_key, key_reused
 from ramp.intents.amounts import AmountProblem, parse_amount
 from ramp.intents.lifecycle import refuse_execution
 from ramp.intents.models import IntentRequest, IntentState
+from ramp.intents.redirects import check_redirects
 from ramp.intents.states import TERMINAL_INTENT_STATUSES, IntentStatus, PlanStatus
 from ramp.intents.workflow_client import IntentWorkflowClient, WorkflowEnded
 
@@ -60,6 +68,9 @@ class IntentOrder:
     provider_id: str | None = None
     auto_execute: bool = False
     redirect_url: str | None = None
+    label: str | None = None
+    onboarding_redirect_url: str | None = None
+    checkout_redirect_url: str | None = None
 
 
 @dataclass(frozen=True)
@@ -96,16 +107,25 @@ def body_fingerprint(order: IntentOrder) -> str:
         "autoExecute": order.auto_execute,
         "redirectUrl": order.redirect_url,
     }
+    # Fields added later count only when sent, so a body sent before they existed
+    # hashes as it did then (its retry must still match).
+    body.update(
+        {
+            name: value
+            for name, value in (
+                ("label", order.label),
+                ("onboardingRedirectUrl", order.onboarding_redirect_url),
+                ("checkoutRedirectUrl", order.checkout_redirect_url),
+            )
+            if value is not None
+        }
+    )
     canonical = json.dumps(body, sort_keys=True)
     return hashlib.sha256(canonical.encode()).hexdigest()
 
 
 def check_idempotency_key(key: str) -> None:
-    if not 1 <= len(key) <= 255 or not key.isprintable():
-        raise InvalidInput(
-            RequestError.INVALID_IDEMPOTENCY_KEY,
-            "Idempotency-Key must be 1 to 255 printable characters",
-        )
+    check_key(key)
 
 
 class IntentService:
@@ -144,6 +164,13 @@ class IntentService:
         key = idempotency_key if idempotency_key is not None else str(uuid.uuid4())
         intent_id = intent_id_for_key(customer_id, key)
         async with self._db() as session:
+            redirects = {
+                "onboardingRedirectUrl": order.onboarding_redirect_url,
+                "checkoutRedirectUrl": order.checkout_redirect_url,
+            }
+            if any(redirects.values()):
+                project = await session.get(Project, project_id)
+                check_redirects(redirects, project.onboarding_origins if project else [])
             stored = await session.get(IntentRow, intent_id) if idempotency_key else None
             if stored is not None:
                 _check_same_request(stored.fingerprint, fingerprint)
@@ -170,6 +197,9 @@ class IntentService:
             provider_id=order.provider_id,
             auto_execute=order.auto_execute,
             redirect_url=order.redirect_url,
+            label=order.label,
+            onboarding_redirect_url=order.onboarding_redirect_url,
+            checkout_redirect_url=order.checkout_redirect_url,
             lifetime_seconds=self._lifetime_seconds,
             fingerprint=fingerprint,
         )
@@ -219,11 +249,48 @@ class IntentService:
             raise await self._closed(customer_id, intent_id) from None
         return _written(executed, accounts)
 
+    async def cancel(self, customer_id: str, intent_id: str) -> IntentView:
+        """Cancels an intent whose deposit has not been received (the workflow's `cancel`
+        update decides); an intent whose workflow has ended is final: 409."""
+        async with self._db() as session:
+            intent = await _owned_intent(session, customer_id, intent_id)
+            accounts = await _accounts(
+                session, customer_id, [intent.src_account_id, intent.dest_account_id]
+            )
+        try:
+            # A fresh update id per request, as for execute: a retry after a provider
+            # failure must run again (Idempotency-Key replays a success).
+            cancelled = await self._workflows.cancel(
+                intent_id, f"cancel-{uuid.uuid4()}", WRITE_TIMEOUT
+            )
+        except WorkflowEnded:
+            view = await self.get(customer_id, intent_id)
+            raise Conflict(
+                IntentError.INTENT_NOT_CANCELLABLE,
+                f"the intent is {view.intent.status}: it can no longer be cancelled",
+                {"reason": CancelRefusal.INTENT_CLOSED.value, "status": view.intent.status},
+            ) from None
+        return _written(cancelled, accounts)
+
     async def get(self, customer_id: str, intent_id: str) -> IntentView:
         async with self._db() as session:
             await read_snapshot(session)
             intent = await _owned_intent(session, customer_id, intent_id)
             return (await load_views(session, [intent]))[0]
+
+    async def transaction(self, customer_id: str, intent_id: str) -> TransactionRow:
+        """The transaction of one of the customer's intents; NotFound before it exists."""
+        async with self._db() as session:
+            await read_snapshot(session)
+            await _owned_intent(session, customer_id, intent_id)
+            transaction = (
+                await session.exec(
+                    select(TransactionRow).where(TransactionRow.intent_id == intent_id)
+                )
+            ).first()
+        if transaction is None:
+            raise NotFound("transaction")
+        return transaction
 
     async def list(self, customer_id: str, page: PageRequest) -> Page[IntentView]:
         """The customer's intents, newest first."""
@@ -267,7 +334,8 @@ class IntentService:
 
 
 async def load_views(session: AsyncSession, intents: Sequence[IntentRow]) -> list[IntentView]:
-    """Views of one customer's `intents`, with three queries whatever their number."""
+    """Views of `intents` (one customer's, or a project's), with three queries whatever
+    their number."""
     if not intents:
         return []
     ids = [intent.id for intent in intents]
@@ -284,7 +352,7 @@ async def load_views(session: AsyncSession, intents: Sequence[IntentRow]) -> lis
     }
     accounts = await _accounts(
         session,
-        intents[0].customer_id,
+        {intent.customer_id for intent in intents},
         {i.src_account_id for i in intents} | {i.dest_account_id for i in intents},
     )
     return [
@@ -320,11 +388,12 @@ def _view(
 
 
 async def _accounts(
-    session: AsyncSession, customer_id: str, ids: Iterable[str]
+    session: AsyncSession, customer_ids: str | Iterable[str], ids: Iterable[str]
 ) -> dict[str, ExternalAccount]:
+    owners = [customer_ids] if isinstance(customer_ids, str) else list(customer_ids)
     rows = await session.exec(
         select(ExternalAccount).where(
-            col(ExternalAccount.id).in_(list(ids)), ExternalAccount.customer_id == customer_id
+            col(ExternalAccount.id).in_(list(ids)), col(ExternalAccount.customer_id).in_(owners)
         )
     )
     return {row.id: row for row in rows.all()}
@@ -352,7 +421,5 @@ def _maybe_created(error: Exception, intent_id: str, key: str) -> Unavailable:
 
 def _check_same_request(stored: str, given: str) -> None:
     if stored != given:
-        raise Conflict(
-            RequestError.IDEMPOTENCY_KEY_REUSED,
-            "this Idempotency-Key was used with a different request body",
-        )
+        # 422, as every creating POST answers (ramp/idempotency); it was 409 before.
+        raise key_reused()

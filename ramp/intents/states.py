@@ -139,6 +139,7 @@ INTENT_TRANSITIONS: tuple[Transition, ...] = (
         "deposit instructions in `transaction.context`",
     ),
     Transition("PENDING", "`expiredAt` reached", "EXPIRED", "workflow ends"),
+    Transition("PENDING", "POST /intent/{id}/cancel", "CANCELLED", "workflow ends"),
     Transition(
         "PROCESSING",
         "`expiredAt` reached while the transaction is PENDING",
@@ -149,6 +150,13 @@ INTENT_TRANSITIONS: tuple[Transition, ...] = (
     Transition("PROCESSING", "transaction SUCCESS", "COMPLETED", "workflow ends"),
     Transition("PROCESSING", "transaction FAILED", "FAILED", "`failureReason` set; workflow ends"),
     Transition("PROCESSING", "transaction CANCELLED", "CANCELLED", "workflow ends"),
+    Transition(
+        "PROCESSING",
+        "POST /intent/{id}/cancel while the transaction is PENDING",
+        "CANCELLED",
+        "the provider voids the order, transaction CANCELLED; workflow ends (once the "
+        "deposit is received: 409, nothing changes)",
+    ),
 )
 
 PLAN_TRANSITIONS: tuple[Transition, ...] = (
@@ -211,12 +219,13 @@ def states_markdown() -> str:
     out += _diagram(
         [("(new)", "PENDING", "created with deposit instructions")]
         + [(a.value, b.value, e.value) for (a, e), b in TRANSACTION_TRANSITIONS.items()]
-        + [("PENDING", "CANCELLED", "intent expired")]
+        + [("PENDING", "CANCELLED", "intent expired"), ("PENDING", "CANCELLED", "intent cancelled")]
     )
     rows: list[tuple[str, str, str, str]] = [
         (a.value, f"provider event {e}", b.value, f"intent {INTENT_STATUS_BY_TRANSACTION[b]}")
         for (a, e), b in TRANSACTION_TRANSITIONS.items()
     ]
     rows.append(("PENDING", "intent `expiredAt` reached", "CANCELLED", "intent EXPIRED"))
+    rows.append(("PENDING", "POST /intent/{id}/cancel", "CANCELLED", "intent CANCELLED"))
     out += ["", *_table(rows)]
     return "\n".join(out) + "\n"

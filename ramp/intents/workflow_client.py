@@ -36,6 +36,7 @@ from ramp.temporal import TASK_QUEUE, domain_error
 WORKFLOW_TYPE = "IntentWorkflow"
 OPEN = "open"
 EXECUTE = "execute"
+CANCEL = "cancel"
 SUBMIT_STEP = "submit_step"
 UPDATE_STEP = "update_step"
 REPORT_PROVIDER_EVENT = "report_provider_event"
@@ -99,6 +100,18 @@ class IntentWorkflowClient:
         except RPCError as error:
             raise _ended(error) from None
         return executed
+
+    async def cancel(self, intent_id: str, update_id: str, rpc_timeout: timedelta) -> IntentState:
+        """The customer's cancellation (the `cancel` update, IntentWorkflow)."""
+        try:
+            cancelled: IntentState = await self._handle(intent_id).execute_update(
+                CANCEL, id=update_id, result_type=IntentState, rpc_timeout=rpc_timeout
+            )
+        except WorkflowUpdateFailedError as error:
+            raise _refusal(error) from None
+        except RPCError as error:
+            raise _ended(error) from None
+        return cancelled
 
     async def submit_step(
         self, intent_id: str, submission: StepSubmission, rpc_timeout: timedelta

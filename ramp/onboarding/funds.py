@@ -17,8 +17,10 @@ from ramp.money import Money
 EVIDENCE_FROM: dict[str, Decimal] = {
     "USD": Decimal("10000"),
     "USDC": Decimal("10000"),
+    "USDT": Decimal("10000"),
     "EUR": Decimal("9000"),
     "EURe": Decimal("9000"),
+    "EURC": Decimal("9000"),
     "GBP": Decimal("8000"),
     "MXN": Decimal("180000"),
     "BRL": Decimal("55000"),

@@ -47,6 +47,10 @@ class SecretBox:
     def decrypt(self, token: str) -> str:
         return self._fernet.decrypt(token.encode()).decode()
 
+    def rotate(self, token: str) -> str:
+        """`token` re-encrypted under the first key (it may be under any of the keys)."""
+        return self._fernet.rotate(token.encode()).decode()
+
     def keyed_hash(self, value: str) -> str:
         """Hex HMAC-SHA256 of `value` under the current key: what to store."""
         return _hmac(self._hash_keys[0], value)

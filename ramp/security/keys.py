@@ -53,3 +53,17 @@ def dev_keys(data_dir: Path) -> dict[str, str]:
     with os.fdopen(fd, "w") as file:
         json.dump(keys, file)
     return keys
+
+
+def replace_dev_encryption_keys(data_dir: Path, keys: str) -> None:
+    """After `ramp keys rotate`: the sandbox's keys file holds the new key list."""
+    path = data_dir / "keys.json"
+    if not path.exists():
+        return
+    stored: dict[str, str] = json.loads(path.read_text())
+    stored["RAMP_ENCRYPTION_KEYS"] = keys
+    temporary = path.with_suffix(".tmp")
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as file:
+        json.dump(stored, file)
+    os.replace(temporary, path)

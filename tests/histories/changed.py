@@ -10,10 +10,16 @@ from datetime import datetime, timedelta
 
 from temporalio import workflow
 
-from ramp.intents.models import IntentOutcome, IntentRequest
+from ramp.intents import cancellation
+from ramp.intents.models import IntentOutcome, IntentRequest, IntentState
 from ramp.webhooks import activities
 from ramp.webhooks.models import AttemptOutcome, DeliveryAttempt, DeliveryOrder, DeliveryStatus
-from workflows.intents import OPEN_UPDATE_WAIT, OPEN_WITHOUT_UPDATE, IntentWorkflow
+from workflows.intents import (
+    CUSTOMER_CANCEL,
+    OPEN_UPDATE_WAIT,
+    OPEN_WITHOUT_UPDATE,
+    IntentWorkflow,
+)
 
 
 @workflow.defn(name="IntentWorkflow")
@@ -97,3 +103,22 @@ class AttemptsNumberedFromZero:
                 return outcome
             await workflow.sleep(timedelta(seconds=retry_in))
             number += 1
+
+
+@workflow.defn(name="IntentWorkflow")
+class CancelWithoutVoidWorkflow(IntentWorkflow):
+    """IntentWorkflow whose `cancel` forgets to void the provider's order: the recorded
+    cancellation (tests/histories/intent_cancelled.json) must no longer replay."""
+
+    @workflow.run
+    async def run(self, request: IntentRequest) -> IntentOutcome:
+        return await super().run(request)
+
+    @workflow.update
+    async def cancel(self) -> IntentState:  # type: ignore[override]
+        async with self._lock:
+            state = self._opened()
+            workflow.patched(CUSTOMER_CANCEL)
+            cancellation.cancel(state, self._now())
+            await self._record(state)
+            return state

@@ -81,9 +81,13 @@ DEV_SERVER_PATHS = (
     "hosted_onboarding",
     "autocomplete_replayed",
     "refused_marked",
+    "cancelled",
+    "cancelled_unfunded",
 )
 TIME_SKIPPING_PATHS = ("expired", "expired_unfunded", "opened_late")
-PATHS = DEV_SERVER_PATHS + TIME_SKIPPING_PATHS
+# Production intents through the Bridge connector: tests/histories/record_connector.py.
+CONNECTOR_PATHS = ("bridge_onramp", "bridge_expired")
+PATHS = DEV_SERVER_PATHS + TIME_SKIPPING_PATHS + CONNECTOR_PATHS
 # Longer than any intent lifetime the API sets by default (24 hours).
 _PAST_EXPIRY = timedelta(hours=25)
 _WORKFLOW_TIMEOUT = 30.0
@@ -503,6 +507,40 @@ async def record_opened_late(stack: Stack, env: WorkflowEnvironment) -> Recorded
     return Recorded(intent_id, IntentStatus.COMPLETED)
 
 
+async def record_cancelled(stack: Stack) -> Recorded:
+    """A returning customer cancels before paying (POST /intent/{id}/cancel): the
+    provider voids the order; the intent and its transaction end CANCELLED."""
+    _, token = await stack.customer("replay-cancelled")
+    accounts = await register_accounts(stack.http, token)
+    first = await _new_intent(stack, token, accounts)
+    await complete_onboarding(stack.http, stack.project, token, first["intent"]["id"])
+    envelope = await _new_intent(stack, token, accounts)
+    assert envelope["transaction"] is not None, envelope
+    intent_id = envelope["intent"]["id"]
+    response = await stack.http.post(
+        f"/v1/intent/{intent_id}/cancel", headers={"Authorization": f"Bearer {token}"}
+    )
+    assert response.status_code == 200, response.text
+    assert response.json()["intent"]["status"] == "CANCELLED", response.text
+    assert response.json()["transaction"]["status"] == "CANCELLED", response.text
+    return Recorded(intent_id, IntentStatus.CANCELLED)
+
+
+async def record_cancelled_unfunded(stack: Stack) -> Recorded:
+    """A new customer cancels during onboarding: no transaction, no provider call."""
+    _, token = await stack.customer("replay-cancelled-unfunded")
+    accounts = await register_accounts(stack.http, token)
+    envelope = await _new_intent(stack, token, accounts)
+    assert envelope["transaction"] is None, envelope
+    intent_id = envelope["intent"]["id"]
+    response = await stack.http.post(
+        f"/v1/intent/{intent_id}/cancel", headers={"Authorization": f"Bearer {token}"}
+    )
+    assert response.status_code == 200, response.text
+    assert response.json()["intent"]["status"] == "CANCELLED", response.text
+    return Recorded(intent_id, IntentStatus.CANCELLED)
+
+
 _DEV_SERVER_RECORDERS: dict[str, Callable[[Stack], Awaitable[Recorded]]] = {
     "autocomplete": record_autocomplete,
     "onboarding": record_onboarding,
@@ -512,6 +550,8 @@ _DEV_SERVER_RECORDERS: dict[str, Callable[[Stack], Awaitable[Recorded]]] = {
     "hosted_onboarding": record_hosted_onboarding,
     "autocomplete_replayed": record_autocomplete_replayed,
     "refused_marked": record_refused_marked,
+    "cancelled": record_cancelled,
+    "cancelled_unfunded": record_cancelled_unfunded,
 }
 
 
