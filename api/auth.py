@@ -23,6 +23,11 @@ BASIC_CHALLENGE = 'Basic realm="ramp", charset="UTF-8"'
 BEARER_CHALLENGE = 'Bearer realm="ramp"'
 
 T = TypeVar("T")
+# Where a request keeps the caller once authenticated: authentication runs (and is
+# charged to the project's budget) once per request, however many layers ask. In the
+# request's own scope: `request.state` may be shared with the lifespan's state.
+_PROJECT = "ramp.authenticated_project"
+_CUSTOMER = "ramp.authenticated_customer"
 
 
 async def _in_session(
@@ -54,6 +59,10 @@ async def authenticate_project(request: Request, session: AsyncSession | None = 
     Failed checks are counted per client id and per address (api/throttling.py); past
     the limit the secret is not even compared.
     """
+    cached: Project | None = request.scope.get(_PROJECT)
+    if cached is not None:
+        # Already authenticated (and counted) for this request: by api/idempotency.py.
+        return cached
     app = services(request)
     value = _authorization(request, "Basic", BASIC_CHALLENGE)
     try:
@@ -81,11 +90,15 @@ async def authenticate_project(request: Request, session: AsyncSession | None = 
         await record_auth_failure(request, throttled_id)
         raise unauthorized("INVALID_CREDENTIALS", "invalid client credentials", BASIC_CHALLENGE)
     await charge_project(request, project.id)
+    request.scope[_PROJECT] = project
     return project
 
 
 async def authenticate_customer(request: Request, session: AsyncSession | None = None) -> Customer:
     """The customer whose access token the request carries (looked up as above)."""
+    cached: Customer | None = request.scope.get(_CUSTOMER)
+    if cached is not None:
+        return cached
     token = _authorization(request, "Bearer", BEARER_CHALLENGE)
     app = services(request)
     try:
@@ -103,4 +116,5 @@ async def authenticate_customer(request: Request, session: AsyncSession | None =
     if customer is None:
         raise unauthorized("INVALID_TOKEN", "token is invalid", BEARER_CHALLENGE)
     await charge_project(request, customer.project_id)
+    request.scope[_CUSTOMER] = customer
     return customer

@@ -26,6 +26,7 @@ from api.schemas import ErrorEnvelope
 from ramp.errors import (
     Conflict,
     DomainError,
+    Forbidden,
     IntentError,
     InvalidInput,
     NotAuthenticated,
@@ -33,6 +34,7 @@ from ramp.errors import (
     ProviderFailed,
     Refused,
     Unavailable,
+    Unprocessable,
     WebhookError,
 )
 from ramp.temporal import domain_error
@@ -218,13 +220,19 @@ DOMAIN_ERROR_STATUS: dict[type[DomainError], int] = {
     InvalidInput: 400,
     Refused: 400,
     NotAuthenticated: 401,
+    Forbidden: 403,
     NotFound: 404,
     Conflict: 409,
+    Unprocessable: 422,
     ProviderFailed: 502,
     Unavailable: 503,
 }
 # The `WWW-Authenticate` challenge of each kind of proof a 401 asks for.
-CHALLENGES = {"SIWE": 'SIWE realm="ramp"'}
+CHALLENGES = {
+    "SIWE": 'SIWE realm="ramp"',
+    "Signature": 'Signature realm="provider-webhooks"',
+    "ADMIN": 'Bearer realm="ramp-admin"',
+}
 _RETRY_LATER = {"Retry-After": "1"}
 
 

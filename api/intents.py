@@ -15,8 +15,15 @@ from starlette.responses import Response
 
 from api.auth import authenticate_customer
 from api.body import read_json
+from api.idempotency import REPLAYED_HEADERS
 from api.pagination import next_page_link, page_request
-from api.render import intent_envelope, intent_resource, json_list, json_resource
+from api.render import (
+    intent_envelope,
+    intent_resource,
+    json_list,
+    json_resource,
+    transaction_resource,
+)
 from api.schemas import CreateIntent, ExecuteIntent, IntentEnvelope
 from api.services import Services, services
 from ramp.db.tables import Customer, IntentRow
@@ -39,8 +46,7 @@ def intent_service(app: Services) -> IntentService:
 async def _customer(request: Request) -> Customer:
     """The caller, authenticated in a session of its own: none is held while the body
     arrives or the workflow answers."""
-    async with services(request).db() as session:
-        return await authenticate_customer(request, session)
+    return await authenticate_customer(request)
 
 
 async def create_intent(request: Request) -> Response:
@@ -54,19 +60,22 @@ async def create_intent(request: Request) -> Response:
         provider_id=body.provider_id,
         auto_execute=body.auto_execute,
         redirect_url=body.redirect_url,
+        label=body.label,
+        onboarding_redirect_url=body.onboarding_redirect_url,
+        checkout_redirect_url=body.checkout_redirect_url,
     )
     opened = await intent_service(app).open(
         customer.project_id, customer.id, order, request.headers.get(IDEMPOTENCY_HEADER)
     )
-    headers = {"Idempotent-Replayed": "true"} if opened.replayed else None
-    return json_resource(_render(app, opened.view), 201, headers=headers)
+    headers = REPLAYED_HEADERS if opened.replayed else None
+    return json_resource(render_intent(app, opened.view), 201, headers=headers)
 
 
 async def list_intents(request: Request) -> Response:
     app = services(request)
     customer = await _customer(request)
     page = await intent_service(app).list(customer.id, page_request(request))
-    envelopes = [_render(app, view) for view in page.items]
+    envelopes = [render_intent(app, view) for view in page.items]
     return json_list(envelopes, headers=next_page_link(request, page.after))
 
 
@@ -74,7 +83,7 @@ async def get_intent(request: Request) -> Response:
     app = services(request)
     customer = await _customer(request)
     view = await intent_service(app).get(customer.id, request.path_params["id"])
-    return json_resource(_render(app, view))
+    return json_resource(render_intent(app, view))
 
 
 async def execute_intent(request: Request) -> Response:
@@ -84,10 +93,31 @@ async def execute_intent(request: Request) -> Response:
     if await request.body():
         await read_json(request, ExecuteIntent)
     view = await intent_service(app).execute(customer.id, request.path_params["intentId"])
-    return json_resource(_render(app, view), 201)
+    return json_resource(render_intent(app, view), 201)
 
 
-def _render(app: Services, view: IntentView) -> IntentEnvelope:
+async def cancel_intent(request: Request) -> Response:
+    """POST /intent/{intentId}/cancel: the customer changed their mind (no body)."""
+    app = services(request)
+    customer = await _customer(request)
+    if await request.body():
+        await read_json(request, ExecuteIntent)  # `{}` or nothing, as for the transaction
+    view = await intent_service(app).cancel(customer.id, request.path_params["intentId"])
+    return json_resource(render_intent(app, view))
+
+
+async def get_transaction(request: Request) -> Response:
+    """GET /intent/{intentId}/transaction: the transaction alone (404 before it exists)."""
+    app = services(request)
+    customer = await _customer(request)
+    transaction = await intent_service(app).transaction(
+        customer.id, request.path_params["intentId"]
+    )
+    return json_resource(transaction_resource(transaction))
+
+
+def render_intent(app: Services, view: IntentView) -> IntentEnvelope:
+    """The envelope of an intent (also for the project-wide search, api/lists.py)."""
     intent = view.intent
     resource = intent_resource(intent, view.steps, view.source, view.destination)
     return intent_envelope(

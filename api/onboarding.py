@@ -26,6 +26,7 @@ from api.render import json_resource
 from api.schemas import (
     OnboardingDepositInstruction,
     OnboardingField,
+    OnboardingHandoff,
     OnboardingProvider,
     OnboardingResource,
     OnboardingStep,
@@ -37,6 +38,7 @@ from api.services import Services, services
 from ramp.db.tables import ComplianceStepRow, IntentRow, TransactionRow
 from ramp.errors import OnboardingError
 from ramp.intents.models import CryptoDepositInstructions, TransactionContext
+from ramp.intents.redirects import hosted_redirect
 from ramp.intents.states import IntentStatus, PlanStatus, StepStatus
 from ramp.intents.workflow_client import IntentWorkflowClient
 from ramp.onboarding.forms import form_fields
@@ -152,7 +154,7 @@ def onboarding_resource(
             amount=intent.amount, currency_code=intent.currency_code
         ),
         auto_execute=intent.auto_execute,
-        redirect_url=intent.redirect_url,
+        redirect_url=hosted_redirect(intent, deposit_instructions_shown=transaction is not None),
         embed_origins=list(origins),
         steps=[_step(step, intent) for step in sorted(steps, key=lambda s: (s.position, s.code))],
         transaction=_transaction(transaction) if transaction is not None else None,
@@ -161,8 +163,10 @@ def onboarding_resource(
 
 
 def _step(step: ComplianceStepRow, intent: IntentRow) -> OnboardingStep:
-    fields = form_fields(step.code, intent.transfer_amount)
     metadata = step.step_metadata
+    handoff = _handoff(metadata.get("handoff"))
+    # A step the provider collects itself has no form of ours.
+    fields = None if handoff else form_fields(step.code, intent.transfer_amount)
     return OnboardingStep(
         code=step.code,
         description=step.description,
@@ -185,7 +189,21 @@ def _step(step: ComplianceStepRow, intent: IntentRow) -> OnboardingStep:
             )
             for f in fields
         ],
-        terms=_terms(intent.provider_name) if step.code == "TERMS_OF_SERVICE" else None,
+        terms=_terms(intent.provider_name)
+        if step.code == "TERMS_OF_SERVICE" and handoff is None
+        else None,
+        handoff=handoff,
+    )
+
+
+def _handoff(raw: object) -> OnboardingHandoff | None:
+    if not isinstance(raw, dict) or raw.get("mode") not in ("LINK", "WAIT"):
+        return None
+    url = raw.get("url")
+    return OnboardingHandoff(
+        mode=raw["mode"],
+        url=url if isinstance(url, str) and url.startswith("https://") else None,
+        embeddable=bool(raw.get("embeddable")),
     )
 
 

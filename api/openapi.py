@@ -24,7 +24,9 @@ DEFAULT_MAX_BODY_BYTES: int = Settings.model_fields["max_body_bytes"].default
 # The documented routes: every route of /v1 but the document itself.
 OPERATIONS: tuple[ApiRoute, ...] = tuple(route for route in V1 if isinstance(route, ApiRoute))
 
-_COMMON_ERRORS = (413, 415, 500)
+# 400 on every operation: a URL with control characters is refused before routing
+# (INVALID_URL), whatever the operation (found by tests/test_schemathesis.py).
+_COMMON_ERRORS = (400, 413, 415, 500)
 _RETRY_AFTER = {"description": "Seconds to wait", "schema": {"type": "integer"}}
 _RATE_LIMIT_HEADERS = {
     f"RateLimit-{name}": {"description": description, "schema": {"type": "integer"}}
@@ -84,6 +86,8 @@ def _operation(route: ApiRoute, max_body_bytes: int) -> dict[str, Any]:
         if operation.auth == "bearer"
         else [{"onboardingToken": []}]
         if operation.auth == "onboarding"
+        else [{"organizationApiKey": []}, {"dashboardSession": [], "csrfToken": []}]
+        if operation.auth == "admin"
         else [],
         "responses": responses,
     }
@@ -153,6 +157,23 @@ def openapi_document(max_body_bytes: int = DEFAULT_MAX_BODY_BYTES) -> dict[str, 
                     "description": "The `token` query parameter of the intent's frontendUrl "
                     "(one intent, short-lived)",
                 },
+                "dashboardSession": {
+                    "type": "apiKey",
+                    "in": "cookie",
+                    "name": "__Host-ramp_session",
+                    "description": "A dashboard login (`ramp_session` on a loopback sandbox)",
+                },
+                "csrfToken": {
+                    "type": "apiKey",
+                    "in": "header",
+                    "name": "X-CSRF-Token",
+                    "description": "The session's CSRF token, on every call that changes state",
+                },
+                "organizationApiKey": {
+                    "type": "http",
+                    "scheme": "bearer",
+                    "description": "An organization API key from the dashboard (role-scoped)",
+                },
             },
         },
     }
@@ -202,4 +223,6 @@ _EVENT_SUMMARIES = {
     "(`data`: ComplianceUpdated)",
     WebhookEventType.MONEY_MOVEMENT_UPDATED: "A transaction was created or changed status "
     "(`data`: MoneyMovementUpdated)",
+    WebhookEventType.DEPOSIT_UNMATCHED: "Money arrived that the intent cannot take: it had "
+    "ended, or the amount differs; refund it (`data`: DepositUnmatched)",
 }

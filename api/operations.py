@@ -14,7 +14,8 @@ from typing import Any, Literal
 from pydantic import BaseModel
 from starlette.routing import Route
 
-Auth = Literal["basic", "bearer", "onboarding"] | None
+# "admin": the dashboard's session cookie (+ X-CSRF-Token) or an organization API key.
+Auth = Literal["basic", "bearer", "onboarding", "admin"] | None
 
 
 @dataclass(frozen=True)
@@ -88,6 +89,17 @@ def query_filter(name: str, description: str, schema: str | None = None) -> dict
     }
 
 
+def query_timestamp(name: str, description: str) -> dict[str, Any]:
+    """An optional bound of a time range (ISO 8601 with a time zone)."""
+    return {
+        "name": name,
+        "in": "query",
+        "required": False,
+        "description": description,
+        "schema": {"type": "string", "format": "date-time"},
+    }
+
+
 LIMIT = {
     "name": "limit",
     "in": "query",
@@ -105,8 +117,19 @@ IDEMPOTENCY_KEY = {
     "name": "Idempotency-Key",
     "in": "header",
     "required": False,
-    "description": "Retrying with the same key (1 to 255 printable characters) returns the "
-    "intent created by the first request instead of creating another; a different body "
-    "with the same key is a 409.",
+    "description": "Retrying with the same key (1 to 255 printable characters, scoped to the "
+    "caller) within 24 hours returns the response of the first request instead of creating "
+    "again, marked `Idempotent-Replayed: true`; the same key with another request is a "
+    "422 `IDEMPOTENCY_KEY_REUSED`.",
     "schema": {"type": "string", "minLength": 1, "maxLength": 255},
 }
+
+# The success headers of a route that takes an Idempotency-Key.
+REPLAYED_HEADERS: tuple[tuple[str, str], ...] = (
+    (
+        "Idempotent-Replayed",
+        "`true` when this is the stored response of an earlier request with the same "
+        "Idempotency-Key",
+    ),
+    ("X-Idempotency-Replayed", "The same as `Idempotent-Replayed` (the reference's name)"),
+)

@@ -41,13 +41,14 @@ from ramp.db.tables import (
     IntentRow,
     TransactionRow,
 )
-from ramp.intents.models import TransactionContext
+from ramp.intents.models import Receipt, TransactionContext
 from ramp.intents.states import (
     IntentStatus,
     PlanStatus,
     StepStatus,
     TransactionStatus,
 )
+from ramp.intents.wallet_ready import wallet_ready_context
 
 
 def json_list(
@@ -199,6 +200,9 @@ def intent_resource(
             updated_at=intent.plan_updated_at,
         ),
         redirect_url=intent.redirect_url,
+        label=intent.label,
+        onboarding_redirect_url=intent.onboarding_redirect_url,
+        checkout_redirect_url=intent.checkout_redirect_url,
         auto_execute=intent.auto_execute,
         expired_at=intent.expired_at,
         created_at=intent.created_at,
@@ -212,7 +216,8 @@ def transaction_resource(transaction: TransactionRow) -> TransactionResource:
         intent_id=transaction.intent_id,
         status=TransactionStatus(transaction.status),
         provider_reference=transaction.provider_reference,
-        context=TransactionContext.model_validate(transaction.context),
+        context=wallet_ready_context(TransactionContext.model_validate(transaction.context)),
+        receipt=Receipt.model_validate(transaction.receipt) if transaction.receipt else None,
         failure_reason=transaction.failure_reason,
         last_activity_at=transaction.last_activity_at,
         created_at=transaction.created_at,

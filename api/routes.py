@@ -8,16 +8,26 @@ from starlette.routing import BaseRoute, Mount, Route
 
 from api import schemas
 from api.catalog import get_requirements, list_providers, list_supported_currencies
+from api.client_routes import CLIENT_ROUTES, QUOTE_ROUTES
 from api.customers import create_customer
+from api.dashboard.admin_routes import ADMIN_ROUTES
+from api.dashboard.page_routes import DASHBOARD
 from api.external_accounts import create_external_accounts
 from api.health import healthz
-from api.intents import create_intent, execute_intent, get_intent, list_intents
+from api.idempotency import idempotent
+from api.intents import (
+    create_intent,
+    execute_intent,
+    get_intent,
+    list_intents,
+)
 from api.onboarding import get_onboarding, submit_step
 from api.onboarding_page import OnboardingAssets, favicon, onboarding_page
 from api.operations import (
     CURSOR,
     IDEMPOTENCY_KEY,
     LIMIT,
+    REPLAYED_HEADERS,
     ApiRoute,
     Operation,
     path_parameter,
@@ -25,6 +35,7 @@ from api.operations import (
     query_filter,
 )
 from api.project_settings import get_onboarding_origins, put_onboarding_origins
+from api.provider_routes import PROVIDER_ROUTES
 from api.sandbox import record_step_outcome, report_transaction_event
 from api.walletpay import issue_nonce, verify_challenge
 from api.webhooks import (
@@ -33,6 +44,7 @@ from api.webhooks import (
     get_delivery,
     list_deliveries,
     list_endpoints,
+    recover_endpoint,
     redeliver,
     update_endpoint,
 )
@@ -76,7 +88,7 @@ V1: list[BaseRoute] = [
     ApiRoute(
         "POST",
         "/customers",
-        create_customer,
+        idempotent(create_customer, "basic"),
         Operation(
             "createCustomer",
             "Create or retrieve a customer (201 created, 200 retrieved) with a fresh access token",
@@ -84,8 +96,10 @@ V1: list[BaseRoute] = [
             status=201,
             request=schemas.CreateCustomer,
             response=schemas.CustomerResource,
-            errors=(400, 401, 409),
+            parameters=(IDEMPOTENCY_KEY,),
+            errors=(400, 401, 409, 422),
             also=(200,),
+            headers=REPLAYED_HEADERS,
         ),
     ),
     ApiRoute(
@@ -136,7 +150,7 @@ V1: list[BaseRoute] = [
     ApiRoute(
         "POST",
         "/customers/external-accounts",
-        create_external_accounts,
+        idempotent(create_external_accounts, "bearer"),
         Operation(
             "createExternalAccounts",
             "Register the customer's source and destination accounts, together",
@@ -144,7 +158,9 @@ V1: list[BaseRoute] = [
             status=201,
             request=schemas.CreateExternalAccounts,
             response=schemas.ExternalAccountPair,
-            errors=(400, 401),
+            parameters=(IDEMPOTENCY_KEY,),
+            errors=(400, 401, 409, 422),
+            headers=REPLAYED_HEADERS,
         ),
     ),
     ApiRoute(
@@ -160,14 +176,8 @@ V1: list[BaseRoute] = [
             request=schemas.CreateIntent,
             response=schemas.IntentEnvelope,
             parameters=(IDEMPOTENCY_KEY,),
-            errors=(400, 401, 409, 502, 503),
-            headers=(
-                (
-                    "Idempotent-Replayed",
-                    "`true` when the intent was created by an earlier request with the same "
-                    "Idempotency-Key",
-                ),
-            ),
+            errors=(400, 401, 422, 502, 503),
+            headers=REPLAYED_HEADERS,
         ),
     ),
     ApiRoute(
@@ -186,6 +196,7 @@ V1: list[BaseRoute] = [
             headers=(("Link", 'The next page: `</v1/intent?limit=N&cursor=...>; rel="next"`'),),
         ),
     ),
+    *QUOTE_ROUTES,
     ApiRoute(
         "GET",
         "/intent/{id}",
@@ -203,7 +214,7 @@ V1: list[BaseRoute] = [
     ApiRoute(
         "POST",
         "/intent/{intentId}/transaction",
-        execute_intent,
+        idempotent(execute_intent, "bearer"),
         Operation(
             "createIntentTransaction",
             "Create the transaction of an intent whose compliance plan is complete (once)",
@@ -212,10 +223,14 @@ V1: list[BaseRoute] = [
             request=schemas.ExecuteIntent,
             body_required=False,
             response=schemas.IntentEnvelope,
-            parameters=(path_parameter("intentId", "Intent id"),),
-            errors=(400, 401, 404, 502, 503),
+            parameters=(path_parameter("intentId", "Intent id"), IDEMPOTENCY_KEY),
+            errors=(400, 401, 404, 409, 422, 502, 503),
+            headers=REPLAYED_HEADERS,
         ),
     ),
+    # What API clients of a ramp expect beyond the spec (api/client_routes.py).
+    *CLIENT_ROUTES,
+    *PROVIDER_ROUTES,
     # Sandbox only (404 in production): stand-ins for providers and verification.
     ApiRoute(
         "POST",
@@ -254,7 +269,7 @@ V1: list[BaseRoute] = [
     ApiRoute(
         "POST",
         "/webhooks/endpoints",
-        create_endpoint,
+        idempotent(create_endpoint, "basic"),
         Operation(
             "createWebhookEndpoint",
             "Add a webhook endpoint: where the project's events go, and which events",
@@ -262,7 +277,9 @@ V1: list[BaseRoute] = [
             status=201,
             request=schemas.CreateWebhookEndpoint,
             response=schemas.WebhookEndpointResource,
-            errors=(400, 401),
+            parameters=(IDEMPOTENCY_KEY,),
+            errors=(400, 401, 409, 422),
+            headers=REPLAYED_HEADERS,
         ),
     ),
     ApiRoute(
@@ -363,6 +380,31 @@ V1: list[BaseRoute] = [
             errors=(401, 404, 409, 503),
         ),
     ),
+    ApiRoute(
+        "POST",
+        "/webhooks/endpoints/{id}/recover",
+        recover_endpoint,
+        Operation(
+            "recoverWebhookEndpoint",
+            "Send again every event whose deliveries to the endpoint since a time all failed "
+            "(exhausted, gone or cancelled), each as a new delivery on the full retry "
+            "schedule (202: on their way); up to 10000 events a call, call again for more",
+            auth="basic",
+            status=202,
+            response=schemas.WebhookRecoveryResource,
+            parameters=(
+                path_parameter("id", "Webhook endpoint id"),
+                {
+                    "name": "since",
+                    "in": "query",
+                    "required": True,
+                    "description": "ISO 8601 time with its offset: deliveries created since",
+                    "schema": {"type": "string", "format": "date-time"},
+                },
+            ),
+            errors=(400, 401, 404, 409),
+        ),
+    ),
     # Hosted onboarding: its JSON API (onboarding token) and the project's setting (Basic).
     ApiRoute(
         "GET",
@@ -427,6 +469,8 @@ V1: list[BaseRoute] = [
             errors=(400, 401),
         ),
     ),
+    # The dashboard's admin API (api/dashboard/admin_routes.py).
+    *ADMIN_ROUTES,
     Route("/openapi.json", openapi_json, methods=["GET"]),
 ]
 
@@ -437,4 +481,6 @@ ROUTES: list[BaseRoute] = [
     Mount("/onboarding/assets", app=OnboardingAssets()),
     Route("/onboarding/{intentId}", onboarding_page, methods=["GET"]),
     Mount("/v1", routes=V1),
+    # The dashboard's pages (api/dashboard/page_routes.py).
+    *DASHBOARD,
 ]

@@ -1,12 +1,14 @@
 """Webhook endpoints of a project, and the log of deliveries to them (Basic auth).
 
-Events are emitted by the intents' workflows and delivered by delivery workflows (see
-workflows/webhooks.py); the use cases are ramp/webhooks/endpoints.py (settings) and
-ramp/webhooks/delivery_log.py (the log, and a redelivery, which starts a delivery
-workflow of its own).
+Events are emitted by the intents' workflows and delivered by the dispatchers of the
+worker processes (ramp/webhooks/dispatcher.py); the use cases are
+ramp/webhooks/endpoints.py (settings) and ramp/webhooks/delivery_log.py (the log, and a
+redelivery, a delivery of its own).
 """
 
 from __future__ import annotations
+
+from datetime import datetime
 
 from starlette.requests import Request
 from starlette.responses import Response
@@ -22,14 +24,14 @@ from api.schemas import (
     WebhookAttemptResource,
     WebhookDeliveryResource,
     WebhookEndpointResource,
+    WebhookRecoveryResource,
 )
 from api.services import services
 from ramp.db.tables import WebhookAttempt, WebhookDelivery, WebhookEndpoint
 from ramp.webhooks import delivery_log, endpoints
 from ramp.webhooks.delivery_log import DeliveryFilters
-from ramp.webhooks.dispatch import start_delivery
 from ramp.webhooks.events import WebhookEventType
-from ramp.webhooks.models import DeliveryOrder, DeliveryStatus
+from ramp.webhooks.models import DeliveryStatus
 
 # Query parameters of GET /webhooks/deliveries: the filter each sets, the values it accepts.
 _FILTERS = {
@@ -114,22 +116,47 @@ async def get_delivery(request: Request) -> Response:
 
 async def redeliver(request: Request) -> Response:
     """Sends a delivery's event again, once, as a new delivery (202: it is on its way)."""
+    project = await authenticate_project(request)
+    async with services(request).db() as session:
+        again = await delivery_log.redeliver(session, project.id, request.path_params["id"])
+    return json_resource(_delivery(again, []), 202)
+
+
+async def recover_endpoint(request: Request) -> Response:
+    """Sends again every event whose deliveries to the endpoint since `since` all failed
+    (202: on their way)."""
     app = services(request)
     project = await authenticate_project(request)
-
-    async def start(order: DeliveryOrder) -> None:
-        # If Temporal cannot be reached (503), nothing is stored.
-        await start_delivery(app.temporal, order, app.settings.task_queue)
-
+    since = _since(request)
     async with app.db() as session:
-        again = await delivery_log.redeliver(
+        again = await delivery_log.recover(
             session,
             project.id,
             request.path_params["id"],
-            timeout_seconds=app.settings.webhook_timeout_seconds,
-            start=start,
+            since,
+            max_attempts=len(app.settings.webhook_retry_delays_seconds) + 1,
         )
-    return json_resource(_delivery(again, []), 202)
+    return json_resource(
+        WebhookRecoveryResource(
+            endpoint_id=request.path_params["id"], since=since, resent=len(again)
+        ),
+        202,
+    )
+
+
+def _since(request: Request) -> datetime:
+    raw = request.query_params.get("since")
+    try:
+        since = datetime.fromisoformat(raw.replace("Z", "+00:00")) if raw else None
+    except ValueError:
+        since = None
+    if since is None or since.tzinfo is None:
+        raise bad_request(
+            "VALIDATION_ERROR",
+            "since must be an ISO 8601 time with its offset, e.g. 2026-11-22T10:05:00Z",
+            {"fields": [{"pointer": "/since", "reason": "is not an ISO 8601 time with offset"}]},
+        )
+    return since
 
 
 def _delivery_filters(request: Request) -> dict[str, str]:

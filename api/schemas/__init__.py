@@ -26,6 +26,8 @@ from api.schemas.core import (
     ProviderAccountResource,
     ProviderEventAccepted,
     ProviderResource,
+    ProviderWebhookBody,
+    ProviderWebhookReceived,
     Reason,
     RedirectUrl,
     RequestBody,
@@ -44,6 +46,7 @@ from api.schemas.core import (
 from api.schemas.onboarding import (
     OnboardingDepositInstruction,
     OnboardingField,
+    OnboardingHandoff,
     OnboardingOrigins,
     OnboardingOriginsResource,
     OnboardingProvider,
@@ -61,6 +64,7 @@ from api.schemas.webhooks import (
     WebhookAttemptResource,
     WebhookDeliveryResource,
     WebhookEndpointResource,
+    WebhookRecoveryResource,
 )
 
 __all__ = [
@@ -91,6 +95,7 @@ __all__ = [
     "MoneyMovementPlanResource",
     "OnboardingDepositInstruction",
     "OnboardingField",
+    "OnboardingHandoff",
     "OnboardingOrigins",
     "OnboardingOriginsResource",
     "OnboardingProvider",
@@ -101,6 +106,8 @@ __all__ = [
     "ProviderAccountResource",
     "ProviderEventAccepted",
     "ProviderResource",
+    "ProviderWebhookBody",
+    "ProviderWebhookReceived",
     "Reason",
     "RedirectUrl",
     "RequestBody",
@@ -119,4 +126,5 @@ __all__ = [
     "WebhookAttemptResource",
     "WebhookDeliveryResource",
     "WebhookEndpointResource",
+    "WebhookRecoveryResource",
 ]

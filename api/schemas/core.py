@@ -20,6 +20,7 @@ from pydantic import (
 from ramp.catalog import AccountType, CurrencyType, MovementType, Rail, all_currencies
 from ramp.identity.wallet import MAX_MESSAGE_LENGTH
 from ramp.intents.models import (
+    Receipt,
     TransactionContext,
 )
 from ramp.intents.states import (
@@ -120,6 +121,21 @@ class CreateIntent(RequestBody):
     provider_id: Identifier | None = Field(default=None, alias="providerId")
     auto_execute: StrictBool = Field(default=False, alias="autoExecute")
     redirect_url: RedirectUrl | None = Field(default=None, alias="redirectUrl")
+    label: Identifier | None = Field(
+        default=None, description="Free text for the project's own reference (stored, returned)"
+    )
+    onboarding_redirect_url: RedirectUrl | None = Field(
+        default=None,
+        alias="onboardingRedirectUrl",
+        description="Where the hosted onboarding sends the customer once it is done; its "
+        "origin must be one of the project's onboarding origins",
+    )
+    checkout_redirect_url: RedirectUrl | None = Field(
+        default=None,
+        alias="checkoutRedirectUrl",
+        description="Where the hosted onboarding sends the customer after showing the "
+        "deposit instructions; its origin must be one of the project's onboarding origins",
+    )
 
 
 class ExecuteIntent(RequestBody):
@@ -285,6 +301,9 @@ class IntentResource(Resource):
     mm_plan: MoneyMovementPlanResource = Field(alias="mmPlan")
     compliance_plan: CompliancePlanResource = Field(alias="compliancePlan")
     redirect_url: str | None = Field(alias="redirectUrl")
+    label: str | None = None
+    onboarding_redirect_url: str | None = Field(default=None, alias="onboardingRedirectUrl")
+    checkout_redirect_url: str | None = Field(default=None, alias="checkoutRedirectUrl")
     auto_execute: bool = Field(alias="autoExecute")
     expired_at: Timestamp = Field(alias="expiredAt")
     created_at: Timestamp = Field(alias="createdAt")
@@ -297,6 +316,11 @@ class TransactionResource(Resource):
     status: TransactionStatus
     provider_reference: str = Field(alias="providerReference")
     context: TransactionContext
+    receipt: Receipt | None = Field(
+        default=None,
+        description="The price as quoted when the transaction was created (fees in the "
+        "source currency); null when no quote was to be had",
+    )
     failure_reason: str | None = Field(alias="failureReason")
     last_activity_at: Timestamp = Field(alias="lastActivityAt")
     created_at: Timestamp = Field(alias="createdAt")
@@ -338,3 +362,15 @@ class ErrorEnvelope(Resource):
     details: dict[str, Any] = Field(
         description="Context; `fields` lists FieldViolation objects for invalid input"
     )
+
+
+class ProviderWebhookBody(BaseModel):
+    """The provider's own event (Bridge: `event_id`, `event_category`, `event_type`,
+    `event_object`...), verified by its signature header before it is read."""
+
+    model_config = ConfigDict(extra="allow")
+
+
+class ProviderWebhookReceived(Resource):
+    received: int
+    duplicates: int

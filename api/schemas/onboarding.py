@@ -42,6 +42,14 @@ class OnboardingTerms(Resource):
     paragraphs: list[str]
 
 
+class OnboardingHandoff(Resource):
+    """A step the customer completes in the provider's own hosted flow."""
+
+    mode: Literal["LINK", "WAIT"]
+    url: str | None = Field(description="LINK: the provider's page for this step")
+    embeddable: bool = Field(description="Whether the provider allows it in an iframe")
+
+
 class OnboardingStep(Resource):
     code: str
     description: str
@@ -55,6 +63,11 @@ class OnboardingStep(Resource):
         description="The form of the step; null when the page has none for it"
     )
     terms: OnboardingTerms | None = Field(description="TERMS_OF_SERVICE: the terms to accept")
+    handoff: OnboardingHandoff | None = Field(
+        default=None,
+        description="Set when the provider collects this step itself (its hosted flow); "
+        "the page then shows no form and follows the step's status",
+    )
 
 
 class OnboardingProvider(Resource):

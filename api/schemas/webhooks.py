@@ -84,3 +84,12 @@ class WebhookDeliveryResource(Resource):
     created_at: Timestamp = Field(alias="createdAt")
     updated_at: Timestamp = Field(alias="updatedAt")
     attempts: list[WebhookAttemptResource]
+
+
+class WebhookRecoveryResource(Resource):
+    endpoint_id: str = Field(alias="endpointId")
+    since: Timestamp
+    resent: int = Field(
+        description="Events sent again, each as a new delivery (`redeliveryOf` names the "
+        "last failed one) on the full retry schedule"
+    )

@@ -206,7 +206,13 @@ function changed(next) {
     next.status !== view.status ||
     next.planStatus !== view.planStatus ||
     next.currentStepCode !== view.currentStepCode ||
-    next.steps.some((step, i) => !view.steps[i] || view.steps[i].status !== step.status)
+    next.steps.some(
+      (step, i) =>
+        !view.steps[i] ||
+        view.steps[i].status !== step.status ||
+        // The provider's link arrives after the intent is opened.
+        JSON.stringify(view.steps[i].handoff || null) !== JSON.stringify(step.handoff || null),
+    )
   );
 }
 
@@ -299,7 +305,8 @@ function render() {
     schedulePoll(REVIEW_POLL_MS);
   } else if (step) {
     screen = stepPanel(step);
-    schedulePoll(WATCH_POLL_MS);
+    // At the provider's page the customer finishes elsewhere: follow it closely.
+    schedulePoll(step.handoff ? REVIEW_POLL_MS : WATCH_POLL_MS);
   }
   else screen = completedPanel();
 
@@ -542,7 +549,33 @@ function fieldBlock(field) {
   );
 }
 
+// A step the provider collects on its own page (Bridge's KYC and terms links): a link
+// that opens it in a new tab, and the page keeps polling the step's status.
+function handoffPanel(step) {
+  const provider = view.provider.name;
+  const body = [el("p", { class: "panel__intro", text: t("handoff.intro", { provider }) })];
+  if (step.handoff.mode === "LINK" && step.handoff.url) {
+    body.push(
+      el(
+        "div",
+        { class: "actions" },
+        el("a", {
+          class: "button button--primary",
+          href: step.handoff.url,
+          target: "_blank",
+          rel: "noopener noreferrer",
+          text: `${t("handoff.open", { provider })} ${t("handoff.newTab")}`,
+        }),
+      ),
+    );
+  } else {
+    body[0] = el("p", { class: "panel__intro", text: t("handoff.wait", { provider }) });
+  }
+  return panel(`handoff:${step.code}`, t(`requirements.${step.code}.title`), ...body);
+}
+
 function stepPanel(step) {
+  if (step.handoff) return handoffPanel(step);
   const fields = step.fields || [];
   const form = el("form", { class: "form", novalidate: true });
   if (step.terms) {
