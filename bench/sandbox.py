@@ -47,7 +47,9 @@ def alive(pid: int) -> bool:
 class SandboxProcess:
     """One `ramp dev` with its own ports and data dir; output is kept for diagnosis."""
 
-    def __init__(self, data_dir: Path, database_url: str | None = None) -> None:
+    def __init__(
+        self, data_dir: Path, database_url: str | None = None, environment: str = "sandbox"
+    ) -> None:
         self.port = free_port()
         self.api = f"http://127.0.0.1:{self.port}"
         self.temporal_address = f"127.0.0.1:{free_port()}"
@@ -67,6 +69,7 @@ class SandboxProcess:
                 "--data-dir",
                 str(data_dir),
                 *(["--database-url", database_url] if database_url else []),
+                *(["--environment", environment] if environment != "sandbox" else []),
             ],
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
@@ -93,6 +96,17 @@ class SandboxProcess:
             match = BANNER.search(self.log)
             if match:
                 return match.group(1), match.group(2)
+            if self.process.poll() is not None:
+                raise RuntimeError("ramp dev exited before it was ready:\n" + self.log)
+            time.sleep(0.1)
+        raise TimeoutError("ramp dev did not print its banner:\n" + self.log)
+
+    def ready(self, banner: str, timeout: float = 60) -> None:
+        """Until `ramp dev` prints `banner` (its first line once healthy)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if banner in self.log:
+                return
             if self.process.poll() is not None:
                 raise RuntimeError("ramp dev exited before it was ready:\n" + self.log)
             time.sleep(0.1)

@@ -1,4 +1,7 @@
-"""`ramp dev`: the whole sandbox (Temporal dev server, worker, API) as one group.
+"""`ramp dev`: the whole stack (Temporal dev server, worker, API) as one group: the
+sandbox (mock providers, a demo project) or, with `--environment production`, production
+on one machine (real provider connectors only, no sandbox endpoints, no demo project;
+`ramp project create` and `ramp provider-account set` on the data dir set it up).
 
 A child that crashes is restarted (with backoff, reported on stderr); Temporal comes
 back on the same database file with every workflow, the API on the same port. Only
@@ -30,7 +33,7 @@ from ramp.onboarding.origins import DEV_ORIGINS
 from ramp.onboarding.projects import load_project, set_onboarding_origins
 from ramp.security.encryption import SecretBox
 from ramp.security.files import private_dir
-from ramp.settings_loader import load_settings
+from ramp.settings_loader import load_settings, mark_stack
 
 DEMO_PROJECT_FILE = "demo-project.json"
 STARTUP_TIMEOUT_SECONDS = 60.0
@@ -52,6 +55,7 @@ class DevStack:
     temporal_address: str | None
     data_dir: Path
     database_url: str | None = None
+    environment: Environment = Environment.SANDBOX
 
     @property
     def api_url(self) -> str:
@@ -60,10 +64,13 @@ class DevStack:
     def settings(self) -> Settings:
         return load_settings(
             self.data_dir,
-            RAMP_ENV=Environment.SANDBOX.value,
+            RAMP_ENV=self.environment.value,
             DATABASE_URL=self.database_url or f"sqlite:///{self.data_dir / 'ramp.db'}",
             TEMPORAL_ADDRESS=self.temporal_address or f"{self.host}:{self.temporal_port}",
             RAMP_PUBLIC_URL=self.api_url,
+            RAMP_TEMPORAL_UI_URL=""
+            if self.temporal_address
+            else f"http://{self.host}:{self.ui_port}",
         )
 
     def child_env(self, settings: Settings) -> dict[str, str]:
@@ -75,6 +82,7 @@ class DevStack:
             "TEMPORAL_ADDRESS": settings.temporal_address,
             "TEMPORAL_NAMESPACE": settings.temporal_namespace,
             "RAMP_PUBLIC_URL": settings.public_url,
+            "RAMP_TEMPORAL_UI_URL": settings.temporal_ui_url,
             "RAMP_SIGNING_KEY": settings.signing_key.get_secret_value(),
             "RAMP_ENCRYPTION_KEYS": settings.encryption_keys.get_secret_value(),
         }
@@ -82,12 +90,15 @@ class DevStack:
     def run(self) -> int:
         # Databases and keys live here: the service's user only (ramp/security/files.py).
         private_dir(self.data_dir)
+        mark_stack(self.data_dir, self.environment, self.api_url)
         settings = self.settings()
         upgrade(settings)
-        marker = self.data_dir / DEMO_PROJECT_FILE
-        known = json.loads(marker.read_text())["projectId"] if marker.exists() else None
-        demo = asyncio.run(ensure_demo_project(settings, known))
-        marker.write_text(json.dumps({"projectId": demo.project_id}))
+        demo: DemoCredentials | None = None
+        if self.environment is Environment.SANDBOX:
+            marker = self.data_dir / DEMO_PROJECT_FILE
+            known = json.loads(marker.read_text())["projectId"] if marker.exists() else None
+            demo = asyncio.run(ensure_demo_project(settings, known))
+            marker.write_text(json.dumps({"projectId": demo.project_id}))
         env = self.child_env(settings)
         ramp = [sys.executable, "-m", "devstack"]
         with Supervisor(restart=RestartPolicy()) as supervisor:
@@ -131,7 +142,7 @@ class DevStack:
             client = await temporal.connect(settings)
             await ensure_search_attributes(client, settings.temporal_namespace)
 
-    def _announce_when_healthy(self, supervisor: Supervisor, demo: DemoCredentials) -> None:
+    def _announce_when_healthy(self, supervisor: Supervisor, demo: DemoCredentials | None) -> None:
         deadline = time.monotonic() + STARTUP_TIMEOUT_SECONDS
         while time.monotonic() < deadline:
             try:
@@ -143,18 +154,37 @@ class DevStack:
             time.sleep(0.2)
         supervisor.request_stop("the API did not become healthy in time")
 
-    def banner(self, demo: DemoCredentials) -> str:
+    def banner(self, demo: DemoCredentials | None) -> str:
         ui = (
             f"http://{self.host}:{self.ui_port}"
             if self.temporal_address is None
             else f"(Temporal at {self.temporal_address}: its own UI)"
         )
+        if demo is None:
+            data = f"--data-dir {self.data_dir}"
+            return "\n".join(
+                [
+                    "production (local) is ready",
+                    f"  API base URL:       {self.api_url}/v1",
+                    f"  Health:             {self.api_url}/healthz",
+                    f"  Temporal UI:        {ui}",
+                    f"  Dashboard:          {self.api_url}/dashboard",
+                    f"  Data dir:           {self.data_dir}",
+                    f"  Dashboard owner:    ramp org create --name NAME --owner-email EMAIL {data}",
+                    f"  Create a project:   ramp project create --name NAME {data}",
+                    "  Connect a provider: ramp provider-account set --project-id ID "
+                    f"--provider BRIDGE --credentials-file FILE {data}",
+                    "  Stop with Ctrl-C.",
+                ]
+            )
         return "\n".join(
             [
                 "sandbox is ready",
                 f"  API base URL:       {self.api_url}/v1",
                 f"  Health:             {self.api_url}/healthz",
                 f"  Temporal UI:        {ui}",
+                f"  Dashboard:          {self.api_url}/dashboard "
+                "(first: ramp org create --name NAME --owner-email EMAIL)",
                 f"  Demo project id:    {demo.project_id}",
                 f"  Demo client id:     {demo.client_id}",
                 f"  Demo client secret: {demo.client_secret}",

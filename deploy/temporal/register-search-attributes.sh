@@ -10,7 +10,7 @@ set -eu
 : "${TEMPORAL_ADDRESS:?TEMPORAL_ADDRESS must be set (HOST:PORT)}"
 export TEMPORAL_ADDRESS
 NAMESPACE="${TEMPORAL_NAMESPACE:-default}"
-KEYWORD_ATTRIBUTES="RampIntentStatus RampProjectId RampCustomerId RampProviderCode RampCurrentStep"
+KEYWORD_ATTRIBUTES="RampIntentStatus RampProjectId RampCustomerId RampProviderCode RampCurrentStep RampMoneyIssue"
 # The server's auto-setup registers the namespace a little after it starts serving.
 WAIT_SECONDS="${WAIT_SECONDS:-120}"
 

@@ -10,7 +10,7 @@ import sys
 
 import click
 
-from devstack.cli import deployment, project, running, webhook
+from devstack.cli import deployment, org, project, provider_account, running, webhook
 from ramp.security.encryption import MissingKey
 
 
@@ -26,6 +26,8 @@ for command in (
     deployment.db,
     deployment.keys,
     project.project,
+    org.org,
+    provider_account.provider_account,
     webhook.webhook,
 ):
     cli.add_command(command)

@@ -19,8 +19,13 @@ def project() -> None:
 
 @project.command("create")
 @click.option("--name", required=True, help="Project name.")
+@click.option(
+    "--organization-id",
+    default=None,
+    help="The organization that owns it (from `ramp org create`); a new one if omitted.",
+)
 @DATA_DIR_OPTION
-def project_create(name: str, data_dir: Path | None) -> int:
+def project_create(name: str, organization_id: str | None, data_dir: Path | None) -> int:
     """Create a project; print its ids and client credentials as JSON (secret shown once)."""
     from ramp import projects
     from ramp.db.migrate import upgrade
@@ -30,15 +35,26 @@ def project_create(name: str, data_dir: Path | None) -> int:
     upgrade(settings)
 
     async def create() -> projects.NewProject:
+        from ramp.organizations.members import organization_exists
+
         async with command_session(settings) as session:
+            if organization_id is not None and not await organization_exists(
+                session, organization_id
+            ):
+                raise LookupError(f"no organization {organization_id}")
             return await projects.create_project(
                 session,
                 name=name,
                 environment=settings.ramp_env,
                 secret_box=SecretBox.from_settings(settings),
+                organization_id=organization_id,
             )
 
-    click.echo(json.dumps(asyncio.run(create()).as_json()))
+    try:
+        created = asyncio.run(create())
+    except LookupError as error:
+        raise click.ClickException(str(error)) from error
+    click.echo(json.dumps(created.as_json()))
     return 0
 
 
@@ -169,4 +185,32 @@ def _change_origins(
     except (LookupError, InvalidOrigin) as error:
         raise click.ClickException(str(error)) from error
     click.echo(json.dumps({"projectId": project_id, "onboardingOrigins": allowed}))
+    return 0
+
+
+@project.command("set-partner-fee")
+@click.option("--project-id", required=True)
+@click.option(
+    "--bps",
+    type=int,
+    required=True,
+    help="The project's fee in basis points of the source amount (100 = 1 %), 0 to 1000.",
+)
+@DATA_DIR_OPTION
+def project_set_partner_fee(project_id: str, bps: int, data_dir: Path | None) -> int:
+    """Set the partner fee shown in quotes and recorded on transactions."""
+    from ramp.errors import DomainError
+    from ramp.quotes.partner_fee import set_partner_fee
+
+    settings = load_settings(data_dir)
+
+    async def change() -> int:
+        async with command_session(settings) as session:
+            return await set_partner_fee(session, project_id, bps)
+
+    try:
+        stored = asyncio.run(change())
+    except DomainError as error:
+        raise click.ClickException(error.message) from error
+    click.echo(json.dumps({"projectId": project_id, "partnerFeeBps": stored}))
     return 0

@@ -28,6 +28,13 @@ from ramp.settings_loader import load_settings
     help="Keep the service's data in this database (sqlite:///... or postgresql://...) "
     "instead of SQLite in the data dir.",
 )
+@click.option(
+    "--environment",
+    type=click.Choice(["sandbox", "production"]),
+    default="sandbox",
+    show_default=True,
+    help="production: real provider connectors only, no sandbox endpoints, no demo project.",
+)
 @DATA_DIR_OPTION
 def dev(
     host: str,
@@ -36,10 +43,13 @@ def dev(
     ui_port: int,
     temporal_address: str | None,
     database_url: str | None,
+    environment: str,
     data_dir: Path | None,
 ) -> int:
-    """Run the whole sandbox: Temporal dev server, worker and API, as one group."""
+    """Run the whole stack: Temporal dev server, worker and API, as one group."""
     from devstack.stack import DevStack
+    from ramp.config import Environment
+    from ramp.settings_loader import StackMismatch
 
     data_dir = (data_dir or Path(os.environ.get("RAMP_DATA_DIR", ".ramp"))).absolute()
     stack = DevStack(
@@ -50,8 +60,12 @@ def dev(
         temporal_address=temporal_address,
         data_dir=data_dir,
         database_url=database_url,
+        environment=Environment(environment),
     )
-    return stack.run()
+    try:
+        return stack.run()
+    except StackMismatch as error:
+        raise click.ClickException(str(error)) from None
 
 
 @click.command()
