@@ -17,6 +17,7 @@ import httpx
 import pytest
 from sqlalchemy import create_engine as create_sync_engine
 from sqlalchemy import text
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import async_sessionmaker
 from sqlmodel import SQLModel
 from sqlmodel.ext.asyncio.session import AsyncSession
@@ -126,9 +127,17 @@ async def _clean_database(request: pytest.FixtureRequest) -> AsyncIterator[None]
 
 def _delete_all_rows(settings: Settings) -> None:
     engine = create_sync_engine(settings.migration_url)
-    with engine.begin() as connection:
-        for table in reversed(SQLModel.metadata.sorted_tables):
-            connection.execute(table.delete())
+    # A worker's webhook dispatcher may log an attempt between deleting the attempts
+    # and deleting their delivery (PostgreSQL then refuses the second): start again.
+    for tries_left in reversed(range(5)):
+        try:
+            with engine.begin() as connection:
+                for table in reversed(SQLModel.metadata.sorted_tables):
+                    connection.execute(table.delete())
+            break
+        except IntegrityError:
+            if not tries_left:
+                raise
     engine.dispose()
 
 

@@ -134,7 +134,9 @@ def test_currency_lookup_is_exact() -> None:
 
 def test_sandbox_roster_and_production_roster() -> None:
     assert len(SANDBOX) >= 4
-    assert providers_for("production") == ()
+    # Production: the real providers with a connector (ramp/adapters/registry.py).
+    assert [p.code for p in providers_for("production")] == ["BRIDGE"]
+    assert all(p.environment == "production" for p in providers_for("production"))
     with pytest.raises(ValueError, match="unknown environment"):
         providers_for("staging")
     assert len({p.id for p in SANDBOX}) == len(SANDBOX)
@@ -318,7 +320,10 @@ def test_unsupported_routes(src: str, dest: str, unknown: tuple[str, ...]) -> No
 
 def test_served_pair_is_unsupported_without_its_providers() -> None:
     with pytest.raises(UnsupportedRoute, match="no provider serves"):
-        route_requirements("USD", "USDC_ETHEREUM", providers_for("production"))
+        route_requirements("USD", "USDC_ETHEREUM", ())
+    # Served in production only through Bridge: GBP is not among its currencies.
+    with pytest.raises(UnsupportedRoute, match="no provider serves"):
+        route_requirements("GBP", "USDC_ETHEREUM", providers_for("production"))
 
 
 def _set(document: dict[str, Any], pointer: str, value: Any) -> None:

@@ -18,6 +18,7 @@ import httpx
 from pydantic import BaseModel, ValidationError
 
 from api import schemas
+from api.dashboard import schemas as admin_schemas
 from api.errors import validation_details
 from ramp.config import Settings
 from ramp.onboarding import forms
@@ -79,7 +80,9 @@ def request_components(document: dict[str, Any]) -> list[str]:
 
 
 def _model(name: str) -> type[BaseModel]:
-    model = getattr(schemas, name, None) or getattr(forms, name)
+    model = (
+        getattr(schemas, name, None) or getattr(admin_schemas, name, None) or getattr(forms, name)
+    )
     assert isinstance(model, type), name
     assert issubclass(model, BaseModel), name
     return model
@@ -236,14 +239,16 @@ async def test_documented_body_limits_are_the_enforced_ones(
 
 async def test_body_requirement_is_documented_as_enforced(client: httpx.AsyncClient) -> None:
     document = await _document(client)
-    # POST /intent/{intentId}/transaction takes no body or {} (tests/test_intents.py).
+    # POST /intent/{intentId}/transaction and /cancel take no body or {} (tests/test_intents.py,
+    # tests/test_cancel.py).
     required = {
         path: operation["post"]["requestBody"]["required"]
         for path, operation in document["paths"].items()
         if "requestBody" in operation.get("post", {})
     }
     assert {path for path, needed in required.items() if not needed} == {
-        "/intent/{intentId}/transaction"
+        "/intent/{intentId}/transaction",
+        "/intent/{intentId}/cancel",
     }
 
 

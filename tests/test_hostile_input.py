@@ -252,7 +252,8 @@ async def test_method_not_allowed_lists_every_method_of_the_path(
         "/v1/webhooks/endpoints": "GET, HEAD, POST",
         "/v1/webhooks/endpoints/some-id": "DELETE, PATCH",
         "/v1/project/onboarding-origins": "GET, HEAD, PUT",
-        "/v1/customers": "POST",
+        "/v1/customers": "GET, HEAD, POST",
+        "/v1/intent/some-id/transaction": "GET, HEAD, POST",
         "/onboarding/assets/onboarding.js": "GET, HEAD",
         "/onboarding/some-intent": "GET, HEAD",
     }

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from ramp.adapters import ProviderTransaction
-from ramp.errors import IntentError
-from ramp.intents import lifecycle
+from ramp.errors import IntentError, ProviderRefusal
+from ramp.intents import cancellation, lifecycle
 from ramp.intents.amounts import AmountProblem, parse_amount
 from ramp.intents.compliance import (
     CheckContext,
@@ -230,6 +230,39 @@ def test_expiry_applies_until_the_deposit_arrives() -> None:
     assert not lifecycle.deposit_pending(moving)
     assert not lifecycle.expire(moving, later(3600))
     assert moving.status is IntentStatus.PROCESSING
+
+
+def test_cancellation_applies_until_the_deposit_arrives() -> None:
+    waiting = new_intent(set())
+    assert cancellation.refusal(waiting) is None
+    cancellation.cancel(waiting, later(60))
+    assert waiting.status is IntentStatus.CANCELLED
+    assert waiting.revision == 2
+    closed = cancellation.refusal(waiting)
+    assert closed is not None
+    assert closed.details == {"reason": "INTENT_CLOSED", "status": "CANCELLED"}
+
+    pending = with_transaction(new_intent({r.code for r in DIAMOND}))
+    order = cancellation.order_to_void(pending)
+    assert order is not None
+    assert order.provider_reference == "ref"
+    cancellation.cancel(pending, later(60))
+    assert pending.transaction is not None
+    assert pending.transaction.status is TransactionStatus.CANCELLED
+    assert cancellation.order_to_void(new_intent(set())) is None
+
+    moving = with_transaction(new_intent({r.code for r in DIAMOND}))
+    event(moving, ProviderEventType.DEPOSIT_RECEIVED)
+    moved = cancellation.refusal(moving)
+    assert moved is not None
+    assert moved.code == IntentError.INTENT_NOT_CANCELLABLE
+    assert moved.details["reason"] == "DEPOSIT_RECEIVED"
+
+    # The provider's answer to the void: it holds the deposit (409), or it failed (502).
+    held = cancellation.provider_refusal(moving, ProviderRefusal.ORDER_NOT_CANCELLABLE)
+    assert held.code == IntentError.INTENT_NOT_CANCELLABLE
+    assert held.details["reason"] == "DEPOSIT_RECEIVED"
+    assert cancellation.provider_refusal(moving, None).code == IntentError.PROVIDER_ERROR
 
 
 def test_derived_ids_are_stable_and_distinct() -> None:

@@ -19,13 +19,13 @@ from temporalio.client import Client
 from api.errors import EXCEPTION_HANDLERS
 from ramp.config import Settings
 from ramp.errors import (
-    Conflict,
     IntentError,
     InvalidInput,
     OnboardingError,
     Refused,
     RequestError,
     StepError,
+    Unprocessable,
     refusal,
 )
 from ramp.intents import workflow_client
@@ -113,7 +113,7 @@ async def test_the_service_opens_replays_and_refuses_with_domain_errors(
     assert again.view.intent.id == opened.view.intent.id
 
     other = IntentOrder(src, dest, "200.00")
-    with pytest.raises(Conflict) as reused:
+    with pytest.raises(Unprocessable) as reused:
         await service.open(project.project_id, customer["id"], other, "order-1")
     assert reused.value.code == RequestError.IDEMPOTENCY_KEY_REUSED
 

@@ -785,8 +785,9 @@ async def test_a_retry_with_the_same_idempotency_key_returns_the_same_intent(
     assert first.status_code == second.status_code == 201
     assert second.json()["intent"] == first.json()["intent"]
     assert second.headers["Idempotent-Replayed"] == "true"
+    assert second.headers["X-Idempotency-Replayed"] == "true"
     changed = await create_intent(client, token, accounts, amount="101.00", headers=key)
-    assert changed.status_code == 409
+    assert changed.status_code == 422
     assert changed.json()["code"] == "IDEMPOTENCY_KEY_REUSED"
     assert len((await client.get("/v1/intent", headers=bearer(token))).json()) == 1
 

@@ -36,7 +36,7 @@ from tests.helpers.payments import (
     register_accounts,
     wallet,
 )
-from tests.helpers.projects import make_project
+from tests.helpers.projects import ProjectCredentials, make_project
 from tests.helpers.servers import derive_settings, serve, service_on
 from worker import build_worker
 
@@ -76,6 +76,59 @@ def fresh_database(tmp_path: Path) -> Iterator[str]:
         with admin.begin() as connection:
             connection.execute(sa.text(f'DROP SCHEMA "{schema}" CASCADE'))
         admin.dispose()
+
+
+def legacy_project(settings: Settings) -> ProjectCredentials:
+    """A sandbox project with its mock providers' accounts, written with the columns of
+    revision 0004 only (the models of today have more)."""
+    from ramp.catalog import SANDBOX_PROVIDERS
+    from ramp.security.credentials import generate_client_credentials, hash_client_secret
+
+    now = utcnow()
+    ids = {"organization": str(uuid.uuid4()), "project": str(uuid.uuid4())}
+    credentials = generate_client_credentials(sandbox=True)
+
+    def stamps() -> tuple[sa.ColumnClause[Any], ...]:
+        return (sa.column("created_at", UTCDateTime()), sa.column("updated_at", UTCDateTime()))
+
+    organization = sa.table("organization", sa.column("id"), sa.column("name"), stamps()[0])
+    project = sa.table(
+        "project",
+        *map(sa.column, ("id", "organization_id", "name", "environment", "client_id")),
+        *map(sa.column, ("client_secret_hash", "client_secret_encrypted")),
+        *stamps(),
+    )
+    account = sa.table(
+        "provider_account", *map(sa.column, ("id", "project_id", "provider_code", "active")),
+        *stamps(),
+    )  # fmt: skip
+    engine = create_engine(settings.migration_url)
+    with engine.begin() as connection:
+        connection.execute(
+            organization.insert().values(id=ids["organization"], name="Legacy", created_at=now)
+        )
+        connection.execute(
+            project.insert().values(
+                id=ids["project"], organization_id=ids["organization"], name="Legacy",
+                environment="sandbox", client_id=credentials.client_id,
+                client_secret_hash=hash_client_secret(credentials.client_secret),
+                client_secret_encrypted=SecretBox.from_settings(settings).encrypt(
+                    credentials.client_secret
+                ),
+                created_at=now, updated_at=now,
+            )
+        )  # fmt: skip
+        for provider in SANDBOX_PROVIDERS:
+            connection.execute(
+                account.insert().values(
+                    id=str(uuid.uuid4()), project_id=ids["project"],
+                    provider_code=provider.code, active=True, created_at=now, updated_at=now,
+                )
+            )  # fmt: skip
+    engine.dispose()
+    return ProjectCredentials(
+        ids["organization"], ids["project"], credentials.client_id, credentials.client_secret
+    )
 
 
 def _insert_plain_rows(settings: Settings, project_id: str, rows: dict[str, Any]) -> None:
@@ -136,10 +189,7 @@ async def test_upgrade_encrypts_existing_accounts_and_customers_in_place(
     with fresh_database(tmp_path) as url:
         old = derive_settings(settings, DATABASE_URL=url, TEMPORAL_ADDRESS=address)
         upgrade(old, "0004")
-        engine = engines.create_engine(old)
-        async with AsyncSession(engine, expire_on_commit=False) as session:
-            credentials = await make_project(session, old)
-        await engine.dispose()
+        credentials = legacy_project(old)
         rows: dict[str, Any] = {
             "customer": str(uuid.uuid4()),
             "customer_metadata": {"email": "legacy@example.com"},

@@ -22,9 +22,11 @@ from temporalio import activity
 from activities.housekeeping import HousekeepingActivities
 from activities.intents import IntentActivities
 from activities.onboarding import OnboardingActivities
+from activities.providers import ProviderActivities
 from activities.webhooks import WebhookActivities
 from ramp import housekeeping
 from ramp.intents import activities as intent_activities
+from ramp.intents import provider_activities
 from ramp.onboarding import activities as onboarding_activities
 from ramp.webhooks import activities as webhook_activities
 from worker import WORKFLOW_PASSTHROUGH_MODULES, workflow_runner
@@ -91,8 +93,13 @@ IMPLEMENTATIONS: dict[str, Callable[..., Any]] = {
     "record_intent": IntentActivities.record_intent,
     "verify_submission": OnboardingActivities.verify_submission,
     "attempt_delivery": WebhookActivities.attempt_delivery,
+    "purge_webhook_log": WebhookActivities.purge_webhook_log,
     "purge_expired_nonces": HousekeepingActivities.purge_expired_nonces,
     "purge_ended_submissions": HousekeepingActivities.purge_ended_submissions,
+    "provider_compliance": ProviderActivities.provider_compliance,
+    "provider_create_transfer": ProviderActivities.provider_create_transfer,
+    "provider_get_transfer": ProviderActivities.provider_get_transfer,
+    "provider_cancel_transfer": ProviderActivities.provider_cancel_transfer,
 }
 DEFINITIONS: list[Callable[..., Any]] = [
     intent_activities.select_provider,
@@ -104,6 +111,11 @@ DEFINITIONS: list[Callable[..., Any]] = [
     webhook_activities.attempt_delivery,
     housekeeping.purge_expired_nonces,
     housekeeping.purge_ended_submissions,
+    provider_activities.provider_compliance,
+    provider_activities.provider_create_transfer,
+    provider_activities.provider_get_transfer,
+    provider_activities.provider_cancel_transfer,
+    housekeeping.purge_webhook_log,
 ]
 
 
