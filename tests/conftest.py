@@ -46,6 +46,32 @@ from worker import build_worker
 pytest_plugins = ["tests.helpers.processes", "tests.exit_guard"]
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "database: reaches the database of RAMP_TEST_DATABASE_URL without the database_url "
+        "fixture (kept in the PostgreSQL pass)",
+    )
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The PostgreSQL pass runs the tests that reach the database under test: through
+    the `database_url` fixture (directly or through `migrated`, `client`, ...) or marked
+    `database`. The others (scripts, the supervisor, `ramp dev` on its own SQLite,
+    pure logic) would repeat the SQLite pass's run exactly, so they run there only."""
+    if not os.environ.get("RAMP_TEST_DATABASE_URL"):
+        return
+    kept: list[pytest.Item] = []
+    left: list[pytest.Item] = []
+    for item in items:
+        names = getattr(item, "fixturenames", ())
+        reaches = "database_url" in names or item.get_closest_marker("database") is not None
+        (kept if reaches else left).append(item)
+    if left:
+        config.hook.pytest_deselected(items=left)
+        items[:] = kept
+
+
 @pytest.fixture(scope="session")
 def database_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     postgres = os.environ.get("RAMP_TEST_DATABASE_URL")

@@ -10,6 +10,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+import pytest
 import sqlalchemy as sa
 from alembic import command
 from alembic.autogenerate import compare_metadata
@@ -182,6 +183,8 @@ def _raw(settings: Settings, table: str) -> str:
     return dump
 
 
+# A database of its own, beside the one under test (fresh_database).
+@pytest.mark.database
 async def test_upgrade_encrypts_existing_accounts_and_customers_in_place(
     settings: Settings, tmp_path: Path, own_server: WorkflowEnvironment, own_client: Client
 ) -> None:
@@ -243,6 +246,8 @@ def _stored_amounts(settings: Settings) -> tuple[str, dict[str, Any]]:
     return str(column["type"]), {row_id: amount for row_id, amount in rows}
 
 
+# A database of its own, beside the one under test (fresh_database).
+@pytest.mark.database
 async def test_upgrade_keeps_amounts_exactly_as_they_were_sent(
     settings: Settings, tmp_path: Path, own_server: WorkflowEnvironment, own_client: Client
 ) -> None:

@@ -12,6 +12,7 @@ import uuid
 from datetime import timedelta
 from pathlib import Path
 
+import pytest
 import sqlalchemy as sa
 from alembic import command
 
@@ -28,6 +29,8 @@ def _table(name: str, *columns: str, times: tuple[str, ...] = ()) -> sa.TableCla
     )
 
 
+# A database of its own, beside the one under test (fresh_database).
+@pytest.mark.database
 async def test_upgrade_makes_deliveries_on_their_way_due(
     settings: Settings, tmp_path: Path
 ) -> None:
