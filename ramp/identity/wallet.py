@@ -14,24 +14,12 @@ from __future__ import annotations
 import warnings
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from functools import cache
+from types import ModuleType
 from typing import Any, Final
 from urllib.parse import urlsplit
 
 from eth_utils.address import is_checksum_address, to_checksum_address
-
-with warnings.catch_warnings():
-    # siwe imports web3, whose providers package imports `websockets.legacy`, which
-    # emits a DeprecationWarning at import time (websockets 15.0.1,
-    # websockets/legacy/__init__.py:6, reached via web3/providers/legacy_websocket.py:24).
-    # Silence exactly that warning, only around this import, so `-W error` test runs
-    # do not fail on third-party code we cannot change.
-    warnings.filterwarnings(
-        "ignore",
-        message=r"websockets\.legacy is deprecated",
-        category=DeprecationWarning,
-    )
-    import siwe
-    from siwe.siwe import datetime_from_iso8601_string
 
 __all__ = [
     "MAX_LINE_LENGTH",
@@ -73,17 +61,45 @@ class WalletSignIn:
     expiration_time: datetime | None
 
 
-# Most specific library exceptions first: they all derive from siwe.VerificationError.
-_LIBRARY_ERRORS: Final[tuple[tuple[type[Exception], str, str], ...]] = (
-    (siwe.DomainMismatch, "SIWE_DOMAIN_MISMATCH", "message domain does not match"),
-    (siwe.UriMismatch, "SIWE_URI_MISMATCH", "message URI does not match"),
-    (siwe.SchemeMismatch, "SIWE_SCHEME_MISMATCH", "message scheme does not match the URI"),
-    (siwe.ChainIdMismatch, "SIWE_CHAIN_MISMATCH", "message chain ID is not accepted"),
-    (siwe.ExpiredMessage, "SIWE_EXPIRED", "message has expired"),
-    (siwe.NotYetValidMessage, "SIWE_NOT_YET_VALID", "message is not valid yet (Not Before)"),
-    (siwe.InvalidSignature, "SIWE_BAD_SIGNATURE", "signature does not match the address"),
-    (siwe.NonceMismatch, "SIWE_NONCE_MISMATCH", "message nonce does not match"),
-)
+@cache
+def _siwe() -> ModuleType:
+    """The siwe library, imported on first use: it imports web3, about a second of CPU
+    that every process importing the API (the CLI, the worker, each test's child) would
+    otherwise pay at start, and only wallet sign-ins need it."""
+    with warnings.catch_warnings():
+        # siwe imports web3, whose providers package imports `websockets.legacy`, which
+        # emits a DeprecationWarning at import time (websockets 15.0.1,
+        # websockets/legacy/__init__.py:6, reached via web3/providers/legacy_websocket.py:24).
+        # Silence exactly that warning, only around this import, so `-W error` test runs
+        # do not fail on third-party code we cannot change.
+        warnings.filterwarnings(
+            "ignore",
+            message=r"websockets\.legacy is deprecated",
+            category=DeprecationWarning,
+        )
+        import siwe.siwe
+    library: ModuleType = siwe
+    return library
+
+
+def _library_errors() -> tuple[tuple[type[Exception], str, str], ...]:
+    # Most specific library exceptions first: they all derive from siwe.VerificationError.
+    siwe = _siwe()
+    return (
+        (siwe.DomainMismatch, "SIWE_DOMAIN_MISMATCH", "message domain does not match"),
+        (siwe.UriMismatch, "SIWE_URI_MISMATCH", "message URI does not match"),
+        (siwe.SchemeMismatch, "SIWE_SCHEME_MISMATCH", "message scheme does not match the URI"),
+        (siwe.ChainIdMismatch, "SIWE_CHAIN_MISMATCH", "message chain ID is not accepted"),
+        (siwe.ExpiredMessage, "SIWE_EXPIRED", "message has expired"),
+        (siwe.NotYetValidMessage, "SIWE_NOT_YET_VALID", "message is not valid yet (Not Before)"),
+        (siwe.InvalidSignature, "SIWE_BAD_SIGNATURE", "signature does not match the address"),
+        (siwe.NonceMismatch, "SIWE_NONCE_MISMATCH", "message nonce does not match"),
+    )
+
+
+def _iso8601(value: object) -> datetime:
+    parsed: datetime = _siwe().siwe.datetime_from_iso8601_string(str(value))
+    return parsed
 
 
 def _require_aware(name: str, value: datetime) -> None:
@@ -99,7 +115,7 @@ def _parse(message: str) -> Any:
         raise WalletSignInError("SIWE_MALFORMED", "message is too long")
     try:
         # abnf=True is the strict EIP-4361 grammar (the regex parser is laxer).
-        parsed = siwe.SiweMessage.from_message(message, abnf=True)
+        parsed = _siwe().SiweMessage.from_message(message, abnf=True)
     except (ValueError, RecursionError):
         # ValueError also covers pydantic.ValidationError from the field validators.
         raise WalletSignInError("SIWE_MALFORMED", "not a valid EIP-4361 message") from None
@@ -164,22 +180,20 @@ def verify_sign_in(
             provider=None,  # no RPC: EOA signatures only (see module docstring)
             strict=True,
         )
-    except siwe.VerificationError as exc:
-        for exc_type, code, text in _LIBRARY_ERRORS:
+    except _siwe().VerificationError as exc:
+        for exc_type, code, text in _library_errors():
             if isinstance(exc, exc_type):
                 raise WalletSignInError(code, text) from None
         raise WalletSignInError("SIWE_VERIFICATION_FAILED", "message was rejected") from None
 
-    issued_at: datetime = datetime_from_iso8601_string(str(parsed.issued_at))
+    issued_at = _iso8601(parsed.issued_at)
     if now - issued_at > max_age:
         raise WalletSignInError("SIWE_ISSUED_AT_TOO_OLD", "message was issued too long ago")
     if issued_at - now > clock_skew:
         raise WalletSignInError("SIWE_ISSUED_AT_IN_FUTURE", "message is issued in the future")
 
     expiration_time: datetime | None = (
-        datetime_from_iso8601_string(str(parsed.expiration_time))
-        if parsed.expiration_time is not None
-        else None
+        _iso8601(parsed.expiration_time) if parsed.expiration_time is not None else None
     )
     return WalletSignIn(
         address=str(parsed.address),
@@ -213,6 +227,7 @@ def build_sign_in_message(
     _require_aware("issued_at", issued_at)
     if expiration_time is not None:
         _require_aware("expiration_time", expiration_time)
+    siwe = _siwe()
     message = siwe.SiweMessage(
         domain=domain,
         address=to_checksum_address(address),
