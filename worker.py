@@ -7,11 +7,13 @@ environment (see ramp/config.py).
 from __future__ import annotations
 
 import asyncio
+import compileall
 import contextlib
 import logging
 import signal
 from contextlib import AbstractAsyncContextManager
 from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy.ext.asyncio import async_sessionmaker
@@ -27,6 +29,7 @@ from temporalio.client import (
 from temporalio.worker import Worker
 from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxRestrictions
 
+import workflows
 from activities.housekeeping import HousekeepingActivities
 from activities.intents import IntentActivities
 from activities.onboarding import OnboardingActivities
@@ -86,6 +89,15 @@ class ServiceWorker(Worker):
         finally:
             stop.set()
             await dispatching
+
+
+def cache_workflow_bytecode() -> None:
+    """The sandbox imports the workflow modules anew for every workflow run; without
+    their bytecode cached (PYTHONDONTWRITEBYTECODE forbids Python to write it, and an
+    editable install never compiled it) each run compiles their source again, about
+    4 ms of CPU per intent. Written once here; a read-only install (compiled by pip)
+    is left as it is."""
+    compileall.compile_dir(Path(workflows.__file__).parent, quiet=2)
 
 
 def build_worker(
@@ -196,6 +208,7 @@ async def ensure_schedules(client: Client, task_queue: str = temporal.TASK_QUEUE
 
 
 async def run(settings: Settings) -> None:
+    cache_workflow_bytecode()
     client = await temporal.connect(settings)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()

@@ -34,3 +34,11 @@ ensure_venv() {
   .venv/bin/python -m pip install --quiet -e ".${extra:+[$extra]}"
   touch "$stamp"
 }
+
+# Caches the bytecode of our own packages (skipped when up to date). Each process the
+# service or the tests start imports them: without a cache (an editable install is never
+# compiled, and PYTHONDONTWRITEBYTECODE stops Python writing one) every start compiles
+# their source again, about 0.4 s of CPU each.
+compile_sources() {
+  .venv/bin/python -m compileall -q -j 0 api ramp workflows activities devstack worker.py bench tests >/dev/null
+}
