@@ -386,7 +386,7 @@ async def run(sandbox: SandboxProcess, plan: Plan) -> dict[str, Any]:
             await webhooks.measure_with_endpoints(
                 http,
                 project,
-                lambda: measure(service_call(http, payer), plan, pids),
+                lambda receiver: measure(service_call(http, payer), plan, pids | receiver),
                 intents,
                 endpoints,
             )

@@ -14,11 +14,9 @@ import asyncio
 import contextlib
 import multiprocessing
 import statistics
-import threading
 import time
 from collections.abc import Awaitable, Callable, Iterator
 from datetime import datetime
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from multiprocessing.connection import Connection
 from typing import Any
 from urllib.parse import urlsplit
@@ -28,53 +26,73 @@ import httpx
 # Each auto-complete intent emits 5 events (3 steps, the transaction, the intent).
 EVENTS_PER_AUTO_COMPLETED_INTENT = 5
 
-Measure = Callable[[], Awaitable[dict[str, Any]]]
+# Measures POST /intent; its argument: more processes whose CPU to count (role -> pid).
+Measure = Callable[[dict[str, int]], Awaitable[dict[str, Any]]]
 
 
-class _Server(ThreadingHTTPServer):
-    """Webhook endpoints on loopback (one per path) that acknowledge at once."""
+class _Endpoint(asyncio.Protocol):
+    """One sender connection to the receiver's endpoints (one per path): each POST is
+    acknowledged with a 204 as soon as its body is in, keeping the connection open.
 
-    daemon_threads = True
+    Written on asyncio's transport, not an HTTP server framework: the receiver stands
+    for a project's endpoint on another machine, yet shares this machine's two cores
+    with the service, so its CPU per request is kept low (0.22 ms per POST measured,
+    against 0.26 ms for a threaded http.server) and reported with the others'."""
 
+    def __init__(self, seen: _Seen) -> None:
+        self._seen = seen
+        self._buffer = b""
+        self._transport: asyncio.Transport | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)
+        self._transport = transport
+
+    def data_received(self, data: bytes) -> None:
+        self._buffer += data
+        while (head_end := self._buffer.find(b"\r\n\r\n")) >= 0:
+            head = self._buffer[:head_end].decode("latin-1").split("\r\n")
+            fields = dict(
+                (name.strip().lower(), value.strip())
+                for name, _, value in (line.partition(":") for line in head[1:])
+            )
+            request_end = head_end + 4 + int(fields.get("content-length", "0"))
+            if len(self._buffer) < request_end:
+                return  # the body is still arriving
+            self._buffer = self._buffer[request_end:]
+            assert self._transport is not None
+            self._transport.write(b"HTTP/1.1 204 No Content\r\n\r\n")
+            path = head[0].split(" ")[1]
+            self._seen.acknowledged(path, fields.get("webhook-id", ""))
+
+
+class _Seen:
     def __init__(self) -> None:
-        super().__init__(("127.0.0.1", 0), _Acknowledge)
         self.received = 0
         # (path, event id) -> when it was first acknowledged (epoch seconds).
         self.first_seen: dict[tuple[str, str], float] = {}
-        self.lock = threading.Lock()
 
-
-class _Acknowledge(BaseHTTPRequestHandler):
-    # Keep-alive, as a real endpoint would: a connection (and a thread) per sender
-    # connection, not per POST.
-    protocol_version = "HTTP/1.1"
-
-    def do_POST(self) -> None:
-        self.rfile.read(int(self.headers.get("content-length", "0")))
-        self.send_response(204)
-        self.end_headers()
-        now = time.time()
-        assert isinstance(self.server, _Server)
-        with self.server.lock:
-            self.server.received += 1
-            self.server.first_seen.setdefault((self.path, self.headers["webhook-id"]), now)
-
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
+    def acknowledged(self, path: str, event_id: str) -> None:
+        self.received += 1
+        self.first_seen.setdefault((path, event_id), time.time())
 
 
 def _serve(commands: Connection) -> None:
     """The receiver's process: serves until told to stop, answers what it saw."""
-    server = _Server()
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05})
-    thread.start()
-    commands.send(server.server_address[1])
-    while (command := commands.recv()) != "stop":
-        with server.lock:
-            commands.send(server.received if command == "received" else dict(server.first_seen))
-    server.shutdown()
-    server.server_close()
-    thread.join(timeout=5)
+    asyncio.run(_serving(commands))
+
+
+async def _serving(commands: Connection) -> None:
+    loop = asyncio.get_running_loop()
+    seen = _Seen()
+    server = await loop.create_server(lambda: _Endpoint(seen), "127.0.0.1", 0)
+    commands.send(server.sockets[0].getsockname()[1])
+    # Commands are read on a thread; the answers are taken on the loop, which owns
+    # the counts.
+    while (command := await asyncio.to_thread(commands.recv)) != "stop":
+        commands.send(seen.received if command == "received" else dict(seen.first_seen))
+    # Not wait_closed(): the service's dispatcher keeps its connections open.
+    server.close()
 
 
 class Receiver:
@@ -82,9 +100,10 @@ class Receiver:
     process that calls the API, so its CPU and its threads must not slow the bench's
     callers (in the bench's process they held its GIL and inflated the figures)."""
 
-    def __init__(self, port: int, commands: Connection) -> None:
+    def __init__(self, port: int, commands: Connection, pid: int) -> None:
         self._port = port
         self._commands = commands
+        self.pid = pid
 
     def url(self, path: str = "/") -> str:
         return f"http://127.0.0.1:{self._port}{path}"
@@ -108,7 +127,8 @@ def receiving() -> Iterator[Receiver]:
     process = multiprocessing.get_context("spawn").Process(target=_serve, args=(theirs,))
     process.start()
     try:
-        yield Receiver(ours.recv(), ours)
+        assert process.pid is not None
+        yield Receiver(ours.recv(), ours, process.pid)
     finally:
         ours.send("stop")
         process.join(timeout=10)
@@ -147,7 +167,7 @@ async def measure_with_endpoints(
     reached every endpoint; adds the first attempts' times."""
     with receiving() as receiver:
         ids = await subscribed(http, project, receiver, endpoints)
-        measured = await measure()
+        measured = await measure({"receiver": receiver.pid})
         window = measured.pop("throughput_window")
         expected = intents * EVENTS_PER_AUTO_COMPLETED_INTENT * endpoints
         deadline = time.monotonic() + 60 + expected / 50
