@@ -55,21 +55,38 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """The PostgreSQL pass runs the tests that reach the database under test: through
-    the `database_url` fixture (directly or through `migrated`, `client`, ...) or marked
-    `database`. The others (scripts, the supervisor, `ramp dev` on its own SQLite,
-    pure logic) would repeat the SQLite pass's run exactly, so they run there only."""
-    if not os.environ.get("RAMP_TEST_DATABASE_URL"):
+    """Every test that reaches the database under test runs in each database's pass:
+    through the `database_url` fixture (directly or through `migrated`, `client`, ...)
+    or marked `database`. The others (scripts, the supervisor, `ramp dev` on its own
+    SQLite, pure logic) would only repeat themselves: when ./scripts/test runs both
+    passes side by side (`RAMP_TEST_PASS` = sqlite or postgres), each such module runs
+    in one of them, alternately by name, so the two passes take about as long."""
+    share = os.environ.get("RAMP_TEST_PASS")
+    if share is None:
         return
+    if share not in PASSES:
+        raise pytest.UsageError(f"RAMP_TEST_PASS must be one of {PASSES}, not {share!r}")
+    independent = sorted({_module(item) for item in items if not _reaches(item)})
+    ours = set(independent[PASSES.index(share) :: len(PASSES)])
     kept: list[pytest.Item] = []
     left: list[pytest.Item] = []
     for item in items:
-        names = getattr(item, "fixturenames", ())
-        reaches = "database_url" in names or item.get_closest_marker("database") is not None
-        (kept if reaches else left).append(item)
+        (kept if _reaches(item) or _module(item) in ours else left).append(item)
     if left:
         config.hook.pytest_deselected(items=left)
         items[:] = kept
+
+
+PASSES = ("postgres", "sqlite")
+
+
+def _module(item: pytest.Item) -> str:
+    return item.nodeid.split("::", 1)[0]
+
+
+def _reaches(item: pytest.Item) -> bool:
+    names = getattr(item, "fixturenames", ())
+    return "database_url" in names or item.get_closest_marker("database") is not None
 
 
 @pytest.fixture(scope="session")
