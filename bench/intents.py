@@ -13,6 +13,10 @@ Starts the sandbox (`ramp dev`) on free ports in a temporary data dir, then, in 
   endpoints (a loopback receiver) subscribed to every event, until every event reached
   every endpoint; with one, the first attempts' times from the projection's commit to
   the receiver's 2xx during the throughput phase (bench/webhooks.py);
+- the three service figures are measured in interleaved rounds (`--rounds`, 2 by
+  default: no endpoint, one, ten, then again) and each is pooled over its rounds
+  (percentiles over all their sequential timings, mean throughput and CPU); each
+  round's own p50 and throughput are printed beside it;
 - floor: the same measures for a bare update-with-start of `FloorWorkflow` (defined
   here), whose update runs the same number of local activities doing nothing. Its worker
   runs in this process on its own task queue, against the sandbox's Temporal server,
@@ -26,7 +30,7 @@ says whose CPU. Prints one JSON object with the figures, their ratios and the ta
 Usage:
 
     .venv/bin/python -m bench.intents [--requests 200] [--throughput-requests 400]
-        [--concurrency 20] [--warmup 20]
+        [--concurrency 20] [--warmup 20] [--rounds 2]
 """
 
 from __future__ import annotations
@@ -157,12 +161,16 @@ def floor_call(client: Client, run_id: str) -> Call:
 # --- measuring ---------------------------------------------------------------------
 
 
-async def sequential(call: Call, count: int, first: int) -> dict[str, float]:
+async def sequential(call: Call, count: int, first: int) -> list[float]:
     timings: list[float] = []
     for i in range(first, first + count):
         start = time.perf_counter()
         await call(i)
         timings.append((time.perf_counter() - start) * 1000)
+    return timings
+
+
+def percentiles(timings: list[float]) -> dict[str, float]:
     cuts = statistics.quantiles(timings, n=100, method="inclusive")
     return {
         "p50_ms": round(statistics.median(timings), 1),
@@ -189,6 +197,7 @@ class Plan:
     throughput_requests: int
     concurrency: int
     warmup: int
+    rounds: int
     postgres: str | None = None
 
 
@@ -223,10 +232,11 @@ def cpu_seconds(pid: int) -> float:
 
 
 async def measure(call: Call, plan: Plan, pids: dict[str, int]) -> dict[str, Any]:
-    """Warm-up, sequential latency, then throughput; CPU per request of each process."""
+    """Warm-up, sequential latency, then throughput; CPU per request of each process.
+    The sequential timings stay raw (`latencies_ms`) until `pooled` sums rounds up."""
     await sequential(call, plan.warmup, 0)
     before = {role: cpu_seconds(pid) for role, pid in pids.items()}
-    figures: dict[str, Any] = await sequential(call, plan.requests, 1_000_000)
+    figures: dict[str, Any] = {"latencies_ms": await sequential(call, plan.requests, 1_000_000)}
     started = time.time()
     figures["throughput_rps"] = await throughput(
         call, plan.throughput_requests, plan.concurrency, 2_000_000
@@ -237,6 +247,34 @@ async def measure(call: Call, plan: Plan, pids: dict[str, int]) -> dict[str, Any
         role: round((cpu_seconds(pid) - before[role]) * 1000 / count, 1)
         for role, pid in pids.items()
     }
+    return figures
+
+
+def pooled(rounds: list[dict[str, Any]]) -> dict[str, Any]:
+    """One figure from the rounds of a measure: percentiles over every round's
+    sequential timings, the mean throughput and CPU, and each round's own p50 and
+    throughput beside them (how much the machine moved between rounds)."""
+    figures: dict[str, Any] = percentiles([t for r in rounds for t in r["latencies_ms"]])
+    figures["throughput_rps"] = round(statistics.mean(r["throughput_rps"] for r in rounds), 1)
+    roles = {role for r in rounds for role in r["cpu_ms_per_request"]}
+    figures["cpu_ms_per_request"] = {
+        role: round(statistics.mean(r["cpu_ms_per_request"].get(role, 0.0) for r in rounds), 1)
+        for role in sorted(roles)
+    }
+    extra = {key: value for key, value in rounds[-1].items() if key.startswith("webhooks_")}
+    if "first_attempt" in rounds[0]:
+        figures["first_attempt_ms"] = webhooks.first_attempt_figures(
+            [r["first_attempt"] for r in rounds]
+        )
+    for key in extra:
+        figures[key] = sum(r[key] for r in rounds)
+    figures["rounds"] = [
+        {
+            "p50_ms": round(statistics.median(r["latencies_ms"]), 1),
+            "throughput_rps": r["throughput_rps"],
+        }
+        for r in rounds
+    ]
     return figures
 
 
@@ -368,7 +406,7 @@ async def api_client(api: str, callers: int) -> AsyncIterator[httpx.AsyncClient]
 async def measure_floor(temporal_address: str, plan: Plan, pids: dict[str, int]) -> dict[str, Any]:
     client = await Client.connect(temporal_address, data_converter=pydantic_data_converter)
     async with floor_worker(client):
-        return await measure(floor_call(client, uuid.uuid4().hex[:8]), plan, pids)
+        return pooled([await measure(floor_call(client, uuid.uuid4().hex[:8]), plan, pids)])
 
 
 async def run(sandbox: SandboxProcess, plan: Plan) -> dict[str, Any]:
@@ -377,24 +415,26 @@ async def run(sandbox: SandboxProcess, plan: Plan) -> dict[str, Any]:
     async with api_client(sandbox.api, plan.concurrency) as http:
         payer = await register_payer(http, project)
         steps = await onboard(http, project, payer)
-        http_floor = await measure(http_floor_call(http), plan, pids)
-        http_floor.pop("throughput_window")
-        service = await measure(service_call(http, payer), plan, pids)
-        service.pop("throughput_window")
+        http_floor = pooled([await measure(http_floor_call(http), plan, pids)])
         intents = plan.warmup + plan.requests + plan.throughput_requests
-        figures = [
-            await webhooks.measure_with_endpoints(
-                http,
-                project,
-                lambda receiver: measure(service_call(http, payer), plan, pids | receiver),
-                intents,
-                endpoints,
-            )
-            for endpoints in (1, 10)
-        ]
-        with_webhooks, with_ten = figures
+        # Interleaved rounds (no endpoint, one, ten; again): the machine's speed drifts
+        # (a shared VM's stolen time), and each figure is pooled over rounds spread
+        # across the whole run rather than taken in one stretch of it.
+        rounds: dict[int, list[dict[str, Any]]] = {0: [], 1: [], 10: []}
+        for _ in range(plan.rounds):
+            rounds[0].append(await measure(service_call(http, payer), plan, pids))
+            for endpoints in (1, 10):
+                rounds[endpoints].append(
+                    await webhooks.measure_with_endpoints(
+                        http,
+                        project,
+                        lambda receiver: measure(service_call(http, payer), plan, pids | receiver),
+                        intents,
+                        endpoints,
+                    )
+                )
+        service, with_webhooks, with_ten = (pooled(rounds[n]) for n in (0, 1, 10))
     floor = await measure_floor(sandbox.temporal_address, plan, pids)
-    floor.pop("throughput_window")
     return {
         "service": {"request": "POST /v1/intent (auto-complete)", **service},
         "service_with_webhooks": {
@@ -446,6 +486,12 @@ def parse_plan() -> Plan:
     parser.add_argument("--concurrency", type=int, default=20)
     parser.add_argument("--warmup", type=int, default=20)
     parser.add_argument(
+        "--rounds",
+        type=int,
+        default=2,
+        help="interleaved rounds of the service figures (no endpoint, one, ten)",
+    )
+    parser.add_argument(
         "--postgres",
         metavar="URL",
         default=None,
@@ -454,7 +500,12 @@ def parse_plan() -> Plan:
     )
     args = parser.parse_args()
     return Plan(
-        args.requests, args.throughput_requests, args.concurrency, args.warmup, args.postgres
+        args.requests,
+        args.throughput_requests,
+        args.concurrency,
+        args.warmup,
+        args.rounds,
+        args.postgres,
     )
 
 
@@ -495,6 +546,7 @@ def main() -> None:
             "warmup": plan.warmup,
             "throughput_requests": plan.throughput_requests,
             "concurrency": plan.concurrency,
+            "rounds": plan.rounds,
         },
         "environment": environment(
             "PostgreSQL (throwaway schema)" if plan.postgres else "SQLite (data dir, WAL)",

@@ -16,6 +16,7 @@ import multiprocessing
 import statistics
 import time
 from collections.abc import Awaitable, Callable, Iterator
+from dataclasses import dataclass
 from datetime import datetime
 from multiprocessing.connection import Connection
 from typing import Any
@@ -180,14 +181,20 @@ async def measure_with_endpoints(
             "webhooks_expected": expected,
         }
         if endpoints == 1:
-            figures["first_attempt_ms"] = await first_attempts(http, project, receiver, window)
+            figures["first_attempt"] = await first_attempts(http, project, receiver, window)
         await unsubscribe(http, project, ids)
     return figures
 
 
+@dataclass(frozen=True)
+class FirstAttempts:
+    timings_ms: list[float]
+    not_received: int
+
+
 async def first_attempts(
     http: httpx.AsyncClient, project: dict[str, str], receiver: Receiver, window: list[float]
-) -> dict[str, Any]:
+) -> FirstAttempts:
     """Commit to the receiver's 2xx, for the deliveries created in `window`."""
     start, end = window
     timings: list[float] = []
@@ -212,10 +219,15 @@ async def first_attempts(
             datetime.fromisoformat(response.json()[-1]["createdAt"]).timestamp() < start
         ):
             url = None
+    return FirstAttempts(timings, missing)
+
+
+def first_attempt_figures(rounds: list[FirstAttempts]) -> dict[str, Any]:
+    timings = [t for r in rounds for t in r.timings_ms]
     cuts = statistics.quantiles(timings, n=100, method="inclusive")
     return {
         "p50": round(statistics.median(timings), 1),
         "p99": round(cuts[98], 1),
         "deliveries": len(timings),
-        "not_received": missing,
+        "not_received": sum(r.not_received for r in rounds),
     }
