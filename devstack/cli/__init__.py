@@ -9,6 +9,7 @@ import os
 import sys
 
 import click
+from pydantic import ValidationError
 
 from devstack.cli import deployment, org, project, provider_account, running, webhook
 from ramp.security.encryption import MissingKey
@@ -23,6 +24,7 @@ for command in (
     running.dev,
     running.api,
     running.worker,
+    running.dispatcher,
     deployment.db,
     deployment.keys,
     project.project,
@@ -47,6 +49,12 @@ def main() -> None:
         code = error.exit_code
     except MissingKey as error:
         click.echo(f"Error: {error}", err=True)
+        code = 2
+    except ValidationError as error:
+        # Settings from the environment: say which and why, without a traceback.
+        for problem in error.errors():
+            where = ".".join(str(part) for part in problem["loc"]) or "settings"
+            click.echo(f"Error: {where}: {problem['msg']}", err=True)
         code = 2
     sys.stdout.flush()
     sys.stderr.flush()
