@@ -52,6 +52,13 @@ def pytest_configure(config: pytest.Config) -> None:
         "database: reaches the database of RAMP_TEST_DATABASE_URL without the database_url "
         "fixture (kept in the PostgreSQL pass)",
     )
+    config.addinivalue_line(
+        "markers",
+        "postgresql_only: about a behaviour of PostgreSQL deployments (deselected on SQLite)",
+    )
+    config.addinivalue_line(
+        "markers", "sqlite_only: about a behaviour of SQLite deployments (deselected on PostgreSQL)"
+    )
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -60,7 +67,13 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     or marked `database`. The others (scripts, the supervisor, `ramp dev` on its own
     SQLite, pure logic) would only repeat themselves: when ./scripts/test runs both
     passes side by side (`RAMP_TEST_PASS` = sqlite or postgres), each such module runs
-    in one of them, alternately by name, so the two passes take about as long."""
+    in one of them, alternately by name, so the two passes take about as long. Tests
+    marked `postgresql_only` or `sqlite_only` run only against that database."""
+    other = "sqlite_only" if os.environ.get("RAMP_TEST_DATABASE_URL") else "postgresql_only"
+    elsewhere = [item for item in items if item.get_closest_marker(other) is not None]
+    if elsewhere:
+        config.hook.pytest_deselected(items=elsewhere)
+        items[:] = [item for item in items if item.get_closest_marker(other) is None]
     share = os.environ.get("RAMP_TEST_PASS")
     if share is None:
         return
