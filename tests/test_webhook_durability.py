@@ -12,32 +12,30 @@ being POSTed twice at the same time.
 
 from __future__ import annotations
 
-import asyncio
 import signal
-from collections import Counter
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import httpx
 import pytest
-from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 from temporalio.client import Client
 
 from ramp.config import Settings
-from ramp.db.tables import WebhookAttempt, WebhookDelivery, WebhookEventRow
-from ramp.webhooks.models import DeliveryStatus
 from tests.helpers.payments import create_intent, register_accounts
 from tests.helpers.processes import WorkerProcesses, worker_environment
 from tests.helpers.projects import ProjectCredentials, make_customer
-from tests.helpers.webhook_api import add_endpoint, wait_for_deliveries
-from tests.helpers.webhook_receiver import Receiver, receiving
+from tests.helpers.webhook_api import wait_for_deliveries
+from tests.helpers.webhook_bursts import (
+    assert_created,
+    assert_everything_delivered,
+    kill_mid_burst,
+)
+from tests.helpers.webhook_receiver import receiving
 
 # The retried attempt starts when the killed one's lease (the POST's timeout plus 10 s)
 # lapses.
 WEBHOOK_TIMEOUT = "2"
-INTENTS = 200
-CALLERS = 20
 
 
 @pytest.fixture
@@ -89,98 +87,6 @@ async def test_a_worker_killed_mid_delivery_still_delivers(
     )
     # The killed attempt never got to record itself; its retry did.
     assert [a["statusCode"] for a in delivery["attempts"]] == [200]
-
-
-async def burst(
-    http: httpx.AsyncClient, token: str, accounts: tuple[str, str]
-) -> list[httpx.Response]:
-    """INTENTS new intents, CALLERS at a time."""
-    numbers = iter(range(INTENTS))
-    answers: list[httpx.Response] = []
-
-    async def caller() -> None:
-        for _ in numbers:
-            answers.append(await create_intent(http, token, accounts))
-
-    await asyncio.gather(*(caller() for _ in range(CALLERS)))
-    return answers
-
-
-async def kill_mid_burst(
-    http: httpx.AsyncClient,
-    project: ProjectCredentials,
-    workers: WorkerProcesses,
-    receiver: Receiver,
-    victim: asyncio.subprocess.Process,
-    *,
-    replace: bool,
-) -> list[httpx.Response]:
-    await add_endpoint(http, project, receiver.url)
-    customer = await make_customer(http, project, "burst")
-    token = customer["access_token"]
-    accounts = await register_accounts(http, token)
-    creating = asyncio.create_task(burst(http, token, accounts))
-    await receiver.wait_for(lambda got: len(got) >= INTENTS // 5, within=120)
-    victim.kill()
-    assert await victim.wait() == -signal.SIGKILL
-    if replace:
-        await workers.start()
-    return await creating
-
-
-def assert_created(answers: list[httpx.Response]) -> None:
-    """A POST whose update was on the killed worker may time out (503, to be retried);
-    its intent's events, if stored, are among those expected all the same."""
-    assert len(answers) == INTENTS
-    assert {a.status_code for a in answers} <= {201, 503}
-    assert sum(a.status_code == 201 for a in answers) >= INTENTS // 2
-
-
-async def assert_everything_delivered(
-    db: AsyncSession, project: ProjectCredentials, receiver: Receiver
-) -> None:
-    """Every event stored reached the receiver; the log says SUCCEEDED for each, with
-    the acknowledged attempt; no event was POSTed twice at once."""
-    expected = set(
-        (
-            await db.exec(
-                select(WebhookEventRow.id).where(WebhookEventRow.project_id == project.project_id)
-            )
-        ).all()
-    )
-    assert len(expected) >= INTENTS // 2
-    await receiver.wait_for(
-        lambda got: expected <= {hook.headers["webhook-id"] for hook in got}, within=120
-    )
-    async with asyncio.timeout(60):
-        while True:
-            db.expire_all()
-            deliveries = (
-                await db.exec(
-                    select(WebhookDelivery).where(WebhookDelivery.project_id == project.project_id)
-                )
-            ).all()
-            if all(d.status == DeliveryStatus.SUCCEEDED for d in deliveries):
-                break
-            await asyncio.sleep(0.2)
-    assert {d.event_id for d in deliveries} == expected
-    assert len(deliveries) == len(expected)  # one endpoint: one delivery per event
-    attempts = (
-        await db.exec(
-            select(WebhookAttempt).where(
-                col(WebhookAttempt.delivery_id).in_([d.id for d in deliveries])
-            )
-        )
-    ).all()
-    by_delivery = Counter(attempt.delivery_id for attempt in attempts)
-    assert set(by_delivery) == {d.id for d in deliveries}
-    # A killed attempt never got to record itself. An attempt that failed on its own (a
-    # timeout on a loaded machine) is logged and retried: every delivery's log ends
-    # with the acknowledged attempt.
-    acknowledged = {a.delivery_id for a in attempts if a.status_code == 200}
-    assert acknowledged == {d.id for d in deliveries}
-    assert {a.status_code for a in attempts} <= {200, None}
-    assert receiver.overlaps == 0
 
 
 async def test_a_worker_killed_mid_burst_loses_no_event(
