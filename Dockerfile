@@ -1,6 +1,7 @@
 # syntax=docker/dockerfile:1
-# One image for the API, the worker and the one-shot migration: the command picks
-# (`ramp api`, `ramp worker`, `ramp db upgrade`). See docker-compose.yml.
+# One image for the API, the worker, the webhook dispatcher and the one-shot migration:
+# the command picks (`ramp api`, `ramp worker`, `ramp dispatcher`, `ramp db upgrade`).
+# See docker-compose.yml.
 
 ARG PYTHON_IMAGE=python:3.11-slim
 

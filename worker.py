@@ -11,7 +11,6 @@ import compileall
 import contextlib
 import logging
 import signal
-from contextlib import AbstractAsyncContextManager
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -38,15 +37,21 @@ from activities.webhooks import WebhookActivities, WebhookOutbox
 from ramp import temporal
 from ramp.adapters import ProviderAdapters, catalog_adapters
 from ramp.adapters.registry import Connectors
-from ramp.config import DEFAULT_KYC_RETENTION_DAYS, DEFAULT_WEBHOOK_RETENTION_DAYS, Settings
-from ramp.db.engine import create_engine, session_factory
+from ramp.config import (
+    DEFAULT_KYC_RETENTION_DAYS,
+    DEFAULT_WEBHOOK_RETENTION_DAYS,
+    Settings,
+    WebhookDispatch,
+)
+from ramp.db.engine import create_engine, session_factory, sqlite_writer
 from ramp.housekeeping import PURGE_INTERVAL_MINUTES, SCHEDULE_ID, NoncePurge
 from ramp.intents.workflow_client import IntentWorkflowClient
 from ramp.onboarding.verification import Verifiers, catalog_verifiers
 from ramp.provider_webhooks.relay import run_relay
 from ramp.security.encryption import SecretBox
 from ramp.settings_loader import load_settings
-from ramp.webhooks.dispatcher import DeliveryDispatcher
+from ramp.webhooks import wakeup
+from ramp.webhooks.dispatcher import DeliveryDispatcher, delivery_policy
 from ramp.webhooks.models import DeliveryPolicy
 from workflows.housekeeping import PurgeExpiredNonces
 from workflows.intents import IntentWorkflow
@@ -74,14 +79,19 @@ def workflow_runner() -> SandboxedWorkflowRunner:
 
 
 class ServiceWorker(Worker):
-    """The Temporal worker, with the process's webhook dispatcher running beside it for
-    as long as it runs (`async with` and `run()` alike)."""
+    """The Temporal worker, with the process's webhook dispatcher, if it has one, running
+    beside it for as long as it runs (`async with` and `run()` alike)."""
 
-    def __init__(self, client: Client, dispatcher: DeliveryDispatcher, **config: Any) -> None:
+    def __init__(
+        self, client: Client, dispatcher: DeliveryDispatcher | None, **config: Any
+    ) -> None:
         super().__init__(client, **config)
         self.dispatcher = dispatcher
 
     async def run(self) -> None:
+        if self.dispatcher is None:
+            await super().run()
+            return
         stop = asyncio.Event()
         dispatching = asyncio.create_task(self.dispatcher.run(stop))
         try:
@@ -110,11 +120,13 @@ def build_worker(
     verifiers: Verifiers | None = None,
     outbox: WebhookOutbox | None = None,
     dispatcher: DeliveryDispatcher | None = None,
+    dispatch: WebhookDispatch = WebhookDispatch.WORKER,
     kyc_retention: timedelta = timedelta(days=DEFAULT_KYC_RETENTION_DAYS),
     webhook_retention: timedelta = timedelta(days=DEFAULT_WEBHOOK_RETENTION_DAYS),
     task_queue: str = temporal.TASK_QUEUE,
 ) -> ServiceWorker:
-    """The worker with every workflow and activity, and the webhook dispatcher; database
+    """The worker with every workflow and activity, and the webhook dispatcher unless
+    `dispatch` leaves deliveries to `ramp dispatcher` processes (dispatcher.py); database
     work goes through `db`, secrets (webhook signing keys) are decrypted with
     `secret_box`; onboarding submissions are purged `kyc_retention` after their intent
     ended, and the webhook log `webhook_retention` after its deliveries ended."""
@@ -122,10 +134,15 @@ def build_worker(
     housekeeping = HousekeepingActivities(db, secret_box, kyc_retention)
     # SQLite has one writer: this process's writes queue here rather than in its lock.
     writer = sqlite_writer(db)
-    dispatcher = dispatcher or DeliveryDispatcher(db, secret_box, policy, writer=writer)
+    if dispatcher is None and dispatch is WebhookDispatch.WORKER:
+        dispatcher = DeliveryDispatcher(db, secret_box, policy, writer=writer)
     outbox = outbox or WebhookOutbox(policy, dispatcher)
     intents = IntentActivities(db, adapters or catalog_adapters(), outbox, writer)
-    webhooks = WebhookActivities(db, dispatcher.wake, webhook_retention)
+    webhooks = (
+        WebhookActivities(db, dispatcher.wake, webhook_retention)
+        if dispatcher is not None
+        else WebhookActivities(db, retention=webhook_retention)
+    )
     onboarding = OnboardingActivities(db, secret_box, verifiers or catalog_verifiers())
     return ServiceWorker(
         client,
@@ -171,21 +188,6 @@ def build_provider_worker(
     )
 
 
-def sqlite_writer(db: async_sessionmaker[AsyncSession]) -> AbstractAsyncContextManager[Any]:
-    """One lock for the process's database writes on SQLite (projection writes, the
-    webhook dispatcher's claims and records); none on PostgreSQL."""
-    if db.kw["bind"].dialect.name == "sqlite":
-        return asyncio.Lock()
-    return contextlib.nullcontext()
-
-
-def delivery_policy(settings: Settings) -> DeliveryPolicy:
-    return DeliveryPolicy(
-        retry_delays_seconds=settings.webhook_retry_delays_seconds,
-        timeout_seconds=settings.webhook_timeout_seconds,
-    )
-
-
 async def ensure_schedules(client: Client, task_queue: str = temporal.TASK_QUEUE) -> None:
     """Creates the housekeeping schedule unless it exists (every worker tries)."""
     with contextlib.suppress(ScheduleAlreadyRunningError):
@@ -219,17 +221,25 @@ async def run(settings: Settings) -> None:
     engine = create_engine(settings, pre_ping=False)
     db = session_factory(engine)
     policy = delivery_policy(settings)
+    service = build_worker(
+        client,
+        db,
+        SecretBox.from_settings(settings),
+        delivery=policy,
+        dispatch=settings.webhook_dispatch,
+        kyc_retention=timedelta(days=settings.kyc_retention_days),
+        webhook_retention=timedelta(days=settings.webhook_retention_days),
+        task_queue=settings.task_queue,
+    )
+    listening: asyncio.Task[None] | None = None
+    if service.dispatcher is not None and settings.database_url.startswith("postgresql"):
+        # Deliveries another process stores (a redelivery, another worker's) go at once.
+        listening = asyncio.create_task(
+            wakeup.listen(settings.database_url, service.dispatcher.wake)
+        )
     try:
         async with (
-            build_worker(
-                client,
-                db,
-                SecretBox.from_settings(settings),
-                delivery=policy,
-                kyc_retention=timedelta(days=settings.kyc_retention_days),
-                webhook_retention=timedelta(days=settings.webhook_retention_days),
-                task_queue=settings.task_queue,
-            ),
+            service,
             build_provider_worker(
                 client, db, SecretBox.from_settings(settings), task_queue=settings.task_queue
             ),
@@ -248,6 +258,10 @@ async def run(settings: Settings) -> None:
             logger.info("worker shutting down")
             await relaying
     finally:
+        if listening is not None:
+            listening.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await listening
         await engine.dispose()
 
 

@@ -1,7 +1,8 @@
-"""`ramp dev`: the whole stack (Temporal dev server, worker, API) as one group: the
-sandbox (mock providers, a demo project) or, with `--environment production`, production
-on one machine (real provider connectors only, no sandbox endpoints, no demo project;
-`ramp project create` and `ramp provider-account set` on the data dir set it up).
+"""`ramp dev`: the whole stack (Temporal dev server, worker, API and, on PostgreSQL, a
+webhook dispatcher) as one group: the sandbox (mock providers, a demo project) or,
+with `--environment production`, production on one machine (real provider connectors
+only, no sandbox endpoints, no demo project; `ramp project create` and `ramp
+provider-account set` on the data dir set it up).
 
 A child that crashes is restarted (with backoff, reported on stderr); Temporal comes
 back on the same database file with every workflow, the API on the same port. Only
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import sys
 import threading
 import time
@@ -25,7 +27,7 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 from devstack.supervisor import ChildSpec, RestartPolicy, Supervisor
 from devstack.temporal_server import dev_server_args, ensure_search_attributes, wait_until_serving
 from ramp import projects, temporal
-from ramp.config import Environment, Settings
+from ramp.config import Environment, Settings, WebhookDispatch
 from ramp.db.engine import create_engine
 from ramp.db.migrate import upgrade
 from ramp.db.tables import Project
@@ -85,7 +87,19 @@ class DevStack:
             "RAMP_TEMPORAL_UI_URL": settings.temporal_ui_url,
             "RAMP_SIGNING_KEY": settings.signing_key.get_secret_value(),
             "RAMP_ENCRYPTION_KEYS": settings.encryption_keys.get_secret_value(),
+            "RAMP_WEBHOOK_DISPATCH": self.webhook_dispatch(settings).value,
         }
+
+    def webhook_dispatch(self, settings: Settings) -> WebhookDispatch:
+        """On PostgreSQL, webhooks go from a dispatcher process of their own, off the
+        worker's core; on SQLite, from the worker: a second writing process waits for
+        SQLite's one write lock behind the worker's, seconds at a time under load
+        (docs/decisions.md, "Issue 16"). RAMP_WEBHOOK_DISPATCH, when set, decides."""
+        if "RAMP_WEBHOOK_DISPATCH" in os.environ:
+            return settings.webhook_dispatch
+        if settings.database_url.startswith("postgresql"):
+            return WebhookDispatch.SEPARATE
+        return WebhookDispatch.WORKER
 
     def run(self) -> int:
         # Databases and keys live here: the service's user only (ramp/security/files.py).
@@ -119,6 +133,8 @@ class DevStack:
                 )
             asyncio.run(self._temporal_ready(settings, lambda: supervisor.is_running("temporal")))
             supervisor.start(ChildSpec("worker", [*ramp, "worker"], env=env))
+            if env["RAMP_WEBHOOK_DISPATCH"] == WebhookDispatch.SEPARATE:
+                supervisor.start(ChildSpec("dispatcher", [*ramp, "dispatcher"], env=env))
             supervisor.start(
                 ChildSpec(
                     "api", [*ramp, "api", "--host", self.host, "--port", str(self.port)], env=env

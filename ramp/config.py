@@ -12,7 +12,7 @@ from functools import cached_property
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from pydantic import Field, SecretStr, field_validator
+from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from ramp.ratelimit.rates import Rate, parse_rate
@@ -26,6 +26,16 @@ DEFAULT_KYC_RETENTION_DAYS = 90
 class Environment(StrEnum):
     SANDBOX = "sandbox"
     PRODUCTION = "production"
+
+
+class WebhookDispatch(StrEnum):
+    """Where webhook deliveries are made (docs/decisions.md, "Issue 16")."""
+
+    # By a dispatcher inside each worker process: nothing else to run.
+    WORKER = "worker"
+    # By `ramp dispatcher` processes only: the worker stores the deliveries and leaves
+    # them to those, which keeps the sending off the worker's one core.
+    SEPARATE = "separate"
 
 
 @dataclass(frozen=True)
@@ -79,6 +89,13 @@ class Settings(BaseSettings):
         default="60,300,1800,7200,86400", alias="RAMP_WEBHOOK_RETRY_DELAYS"
     )
     webhook_timeout_seconds: float = Field(default=30.0, gt=0, alias="RAMP_WEBHOOK_TIMEOUT")
+    webhook_dispatch: WebhookDispatch = Field(
+        default=WebhookDispatch.WORKER, alias="RAMP_WEBHOOK_DISPATCH"
+    )
+    # How often a `ramp dispatcher` looks for deliveries due: retries coming due, and
+    # what was stored while its LISTEN connection was down (the commits that store
+    # deliveries wake it at once). The worker's dispatcher polls every 0.5 s.
+    webhook_poll_ms: float = Field(default=500.0, gt=0, le=60000, alias="RAMP_WEBHOOK_POLL_MS")
     # Ended deliveries (with their attempts) and their events are kept this long.
     webhook_retention_days: float = Field(
         default=DEFAULT_WEBHOOK_RETENTION_DAYS, gt=0, alias="RAMP_WEBHOOK_RETENTION_DAYS"
@@ -125,6 +142,19 @@ class Settings(BaseSettings):
     def _rate(cls, value: str) -> str:
         parse_rate(value)
         return value.strip()
+
+    @model_validator(mode="after")
+    def _dispatch_needs_postgres(self) -> Settings:
+        # SQLite has one write lock, which a second writing process waits for behind
+        # the worker's, seconds at a time under load: its deliveries stay in the worker.
+        if self.webhook_dispatch is WebhookDispatch.SEPARATE and not self.database_url.startswith(
+            "postgresql"
+        ):
+            raise ValueError(
+                "RAMP_WEBHOOK_DISPATCH=separate needs PostgreSQL (DATABASE_URL=postgresql://...);"
+                " on SQLite the worker sends the webhooks (RAMP_WEBHOOK_DISPATCH=worker)"
+            )
+        return self
 
     @cached_property
     def rate_limits(self) -> RateLimits:

@@ -2,14 +2,16 @@
 
 The sandbox runs as a user runs it (a subprocess on free ports). A burst of
 `POST /intent` with Idempotency-Keys is under way when one child (worker, Temporal dev
-server or API) is SIGKILLed; every create is retried with its key, on a 503 or a dropped
-connection, until it answers 201. The supervisor restarts the child. Then every intent
-returned settles, and every status change reaches a webhook receiver.
+server or API; on PostgreSQL, the webhook dispatcher too) is SIGKILLed; every create is
+retried with its key, on a 503 or a dropped connection, until it answers 201. The
+supervisor restarts the child. Then every intent returned settles, and every status
+change reaches a webhook receiver.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
 from collections.abc import Callable, Iterator
@@ -19,6 +21,7 @@ from typing import Any
 import httpx
 import pytest
 
+from bench.intents import database
 from bench.sandbox import SandboxProcess
 from tests.helpers.payments import ACH, wait_for_intent, wallet
 from tests.helpers.webhook_receiver import Received, receiving
@@ -29,12 +32,16 @@ KILL_AFTER = 4  # creates answered before the kill
 WITHIN = 50.0  # seconds for the whole burst and its settlement
 
 # What identifies each child of `ramp dev` in its command line.
-CHILD_MARKERS = {"temporal": "start-dev", "worker": "devstack\0worker", "api": "devstack\0api"}
+CHILD_MARKERS = {
+    "temporal": "start-dev",
+    "worker": "devstack\0worker",
+    "api": "devstack\0api",
+    "dispatcher": "devstack\0dispatcher",
+}
 
 
-@pytest.fixture
-def sandbox(tmp_path: Path) -> Iterator[SandboxProcess]:
-    dev = SandboxProcess(tmp_path / "data")
+@contextlib.contextmanager
+def running(dev: SandboxProcess) -> Iterator[SandboxProcess]:
     try:
         yield dev
     finally:
@@ -42,6 +49,12 @@ def sandbox(tmp_path: Path) -> Iterator[SandboxProcess]:
         print(dev.log)
         assert left == [], f"children left running: {left}"
         assert code == 0
+
+
+@pytest.fixture
+def sandbox(tmp_path: Path) -> Iterator[SandboxProcess]:
+    with running(SandboxProcess(tmp_path / "data")) as dev:
+        yield dev
 
 
 def child_pid(dev: SandboxProcess, name: str) -> int:
@@ -170,6 +183,22 @@ def status_changes(hooks: list[Received]) -> set[tuple[str, str]]:
 async def test_a_killed_child_loses_no_intent_and_no_webhook(
     sandbox: SandboxProcess, victim: str
 ) -> None:
+    await burst_with_a_kill(sandbox, victim)
+
+
+@pytest.mark.database
+@pytest.mark.postgresql_only
+async def test_on_postgresql_a_killed_webhook_dispatcher_loses_no_webhook(tmp_path: Path) -> None:
+    """On PostgreSQL `ramp dev` sends webhooks from a dispatcher process of its own."""
+    with (
+        database(os.environ["RAMP_TEST_DATABASE_URL"]) as url,
+        running(SandboxProcess(tmp_path / "data", url)) as dev,
+    ):
+        await burst_with_a_kill(dev, "dispatcher")
+        assert "webhook dispatcher listening" in dev.log
+
+
+async def burst_with_a_kill(sandbox: SandboxProcess, victim: str) -> None:
     auth = sandbox.credentials()
     Seen.dropped = Seen.unavailable = 0
     async with receiving() as receiver, httpx.AsyncClient(base_url=sandbox.api, timeout=30) as http:

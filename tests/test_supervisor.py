@@ -659,7 +659,7 @@ def test_deploy_files_agree_with_the_code() -> None:
 
     services = yaml.safe_load((REPO / "docker-compose.yml").read_text())["services"]
     known = {field.alias for field in Settings.model_fields.values()}
-    for name in ("migrate", "api", "worker"):
+    for name in ("migrate", "api", "worker", "dispatcher"):
         environment = services[name]["environment"]
         assert set(environment) <= known, f"{name}: unknown settings"
         assert {"DATABASE_URL", "TEMPORAL_ADDRESS", "RAMP_SIGNING_KEY"} <= set(environment)
@@ -670,3 +670,7 @@ def test_deploy_files_agree_with_the_code() -> None:
             "temporal-search-attributes": {"condition": "service_completed_successfully"},
         }
     assert services["migrate"]["command"] == ["db", "upgrade"]
+    # The worker stores webhook deliveries; the dispatcher service sends them.
+    assert services["worker"]["environment"]["RAMP_WEBHOOK_DISPATCH"] == "separate"
+    assert services["dispatcher"]["command"] == ["dispatcher"]
+    assert services["dispatcher"]["environment"]["DATABASE_URL"].startswith("postgresql://")

@@ -1,4 +1,5 @@
-"""`ramp dev`, `ramp api`, `ramp worker`: the processes, alone or as the sandbox."""
+"""`ramp dev`, `ramp api`, `ramp worker`, `ramp dispatcher`: the processes, alone or as
+the sandbox."""
 
 from __future__ import annotations
 
@@ -96,4 +97,24 @@ def worker(data_dir: Path | None) -> int:
 
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     asyncio.run(worker_module.run(load_settings(data_dir)))
+    return 0
+
+
+@click.command()
+@DATA_DIR_OPTION
+def dispatcher(data_dir: Path | None) -> int:
+    """Make webhook deliveries (configured by environment; for workers started with
+    RAMP_WEBHOOK_DISPATCH=separate, which leave them to this process)."""
+    import logging
+
+    import webhook_dispatcher
+
+    settings = load_settings(data_dir)
+    if not settings.database_url.startswith("postgresql"):
+        raise click.ClickException(
+            "the webhook dispatcher runs as a process of its own only on PostgreSQL "
+            "(DATABASE_URL=postgresql://...); on SQLite the worker sends the webhooks"
+        )
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    asyncio.run(webhook_dispatcher.run(settings))
     return 0

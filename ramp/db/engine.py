@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import Any
 
@@ -55,6 +58,15 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
 
 def session_factory(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:
     return async_sessionmaker(engine, class_=AsyncSession, expire_on_commit=False)
+
+
+def sqlite_writer(db: async_sessionmaker[AsyncSession]) -> AbstractAsyncContextManager[Any]:
+    """One lock for a process's database writes on SQLite (the worker's projection
+    writes, a webhook dispatcher's claims and records): they queue here rather than in
+    SQLite's lock. None on PostgreSQL."""
+    if db.kw["bind"].dialect.name == "sqlite":
+        return asyncio.Lock()
+    return contextlib.nullcontext()
 
 
 async def read_snapshot(session: AsyncSession) -> None:

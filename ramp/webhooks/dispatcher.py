@@ -34,6 +34,7 @@ import aiohttp
 from sqlalchemy.ext.asyncio import async_sessionmaker
 from sqlmodel.ext.asyncio.session import AsyncSession
 
+from ramp.config import Settings
 from ramp.db.types import utcnow
 from ramp.security.encryption import SecretBox
 from ramp.webhooks.keys import ProjectKeys, SecretCache
@@ -65,6 +66,13 @@ RECORD_LINGER_SECONDS = 0.25
 # On shutdown, attempts under way get this long to finish; the rest are made again by
 # whichever dispatcher takes them once their lease lapses.
 SHUTDOWN_GRACE_SECONDS = 5.0
+
+
+def delivery_policy(settings: Settings) -> DeliveryPolicy:
+    return DeliveryPolicy(
+        retry_delays_seconds=settings.webhook_retry_delays_seconds,
+        timeout_seconds=settings.webhook_timeout_seconds,
+    )
 
 
 @dataclass(frozen=True)
@@ -185,12 +193,14 @@ class DeliveryDispatcher:
         if not await self._ledger.any_due():
             self._backlog = False
             return 0
-        room = {
-            endpoint: self._per_endpoint - count for endpoint, count in self._by_endpoint.items()
-        }
+        # An endpoint takes what its queue holds, as a hand-over would: claiming only its
+        # bound of attempts at once would cost a claim (a write) per few deliveries. In
+        # all, no more than there is room to attempt: other dispatchers share a backlog.
+        capacity = QUEUE_PER_ENDPOINT * self._per_endpoint
+        room = {endpoint: capacity - count for endpoint, count in self._by_endpoint.items()}
         for endpoint, queue in self._queues.items():
-            room[endpoint] = room.get(endpoint, self._per_endpoint) - len(queue)
-        claimed, self._backlog = await self._ledger.claim(free, room, self._per_endpoint)
+            room[endpoint] = room.get(endpoint, capacity) - len(queue)
+        claimed, self._backlog = await self._ledger.claim(free, room, capacity)
         for claim in claimed:
             self._queue(claim)
         return len(claimed)

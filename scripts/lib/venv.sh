@@ -40,5 +40,5 @@ ensure_venv() {
 # compiled, and PYTHONDONTWRITEBYTECODE stops Python writing one) every start compiles
 # their source again, about 0.4 s of CPU each.
 compile_sources() {
-  .venv/bin/python -m compileall -q -j 0 api ramp workflows activities devstack worker.py bench tests >/dev/null
+  .venv/bin/python -m compileall -q -j 0 api ramp workflows activities devstack worker.py webhook_dispatcher.py bench tests >/dev/null
 }

@@ -118,6 +118,58 @@ class WorkerProcesses:
         )
 
 
+class DispatcherProcesses:
+    """`ramp dispatcher` processes (webhook_dispatcher.py), each logging to a file of its
+    own; started when they say they poll."""
+
+    READY = b"webhook dispatcher listening"
+
+    def __init__(self, env: dict[str, str], logs: Path) -> None:
+        self.env = env
+        self._logs = logs
+        self.started: list[tuple[asyncio.subprocess.Process, Path]] = []
+
+    async def start(self) -> asyncio.subprocess.Process:
+        log = self._logs / f"dispatcher-{len(self.started) + 1}.log"
+        with log.open("wb") as output:
+            process = await asyncio.create_subprocess_exec(
+                sys.executable,
+                "-m",
+                "devstack",
+                "dispatcher",
+                cwd=ROOT,
+                env=self.env,
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=output,
+                stderr=asyncio.subprocess.STDOUT,
+            )
+        self.started.append((process, log))
+        deadline = asyncio.get_running_loop().time() + WORKER_START_TIMEOUT
+        for _ in iter(lambda: asyncio.get_running_loop().time() < deadline, False):
+            if process.returncode is not None or self.READY in log.read_bytes():
+                break
+            await asyncio.sleep(0.05)
+        if process.returncode is not None or self.READY not in log.read_bytes():
+            raise AssertionError(
+                f"dispatcher {process.pid} did not start (exit status {process.returncode}):\n"
+                + self.output()
+            )
+        return process
+
+    async def stop_all(self) -> None:
+        for process, _ in self.started:
+            if process.returncode is None:
+                process.kill()
+            await process.wait()
+
+    def output(self) -> str:
+        return "\n".join(
+            f"--- {log.name} (pid {process.pid}, exit {process.returncode})\n"
+            + log.read_text(errors="replace")
+            for process, log in self.started
+        )
+
+
 @pytest.fixture(scope="module")
 async def own_server() -> AsyncIterator[WorkflowEnvironment]:
     async with dev_server() as env:

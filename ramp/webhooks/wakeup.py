@@ -1,0 +1,42 @@
+"""Waking webhook dispatchers on PostgreSQL: every INSERT into webhook_delivery sends a
+NOTIFY (a trigger, migration 0011), which PostgreSQL delivers when the transaction
+commits and drops on rollback; dispatchers LISTEN and claim at once instead of at their
+next poll. SQLite has no such thing and needs none: there the dispatcher is in the
+writing process.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+
+import psycopg
+
+logger = logging.getLogger("ramp.webhooks.wakeup")
+
+CHANNEL = "ramp_webhook_deliveries"
+RECONNECT_SECONDS = 1.0
+
+
+def libpq_url(database_url: str) -> str:
+    """The service's PostgreSQL URL as libpq takes it (no SQLAlchemy driver suffix)."""
+    scheme, rest = database_url.split("://", 1)
+    return f"{scheme.split('+', 1)[0]}://{rest}"
+
+
+async def listen(database_url: str, wake: Callable[[], None]) -> None:
+    """Calls `wake` at each notification, until cancelled. A lost connection is opened
+    again after a second; meanwhile the dispatcher's poll finds what is due."""
+    while True:
+        try:
+            async with await psycopg.AsyncConnection.connect(
+                libpq_url(database_url), autocommit=True
+            ) as connection:
+                await connection.execute(f"LISTEN {CHANNEL}")
+                wake()  # what was stored while nobody listened
+                async for _ in connection.notifies():
+                    wake()
+        except (psycopg.Error, OSError) as error:
+            logger.warning("listening for webhook deliveries failed (%s); reconnecting", error)
+        await asyncio.sleep(RECONNECT_SECONDS)
