@@ -199,19 +199,22 @@ class Plan:
     warmup: int
     rounds: int
     postgres: str | None = None
+    # RAMP_WEBHOOK_DISPATCH for `ramp dev`; None: its own choice for the database.
+    webhook_dispatch: str | None = None
 
 
 # Processes whose CPU time is counted, by a marker in their command line.
 ROLES = {
     "start-dev": "temporal_server",
     "devstack worker": "ramp_worker",
+    "devstack dispatcher": "ramp_dispatcher",
     "devstack api": "ramp_api",
 }
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
 
 def processes(sandbox: SandboxProcess) -> dict[str, int]:
-    """The sandbox's server, worker and API, and this process (client; floor worker)."""
+    """The sandbox's server, worker, dispatcher and API, and this process (client; floor worker)."""
     found = {"bench_process": os.getpid()}
     for pid in descendants(sandbox.process.pid):
         try:
@@ -498,6 +501,13 @@ def parse_plan() -> Plan:
         help="keep the service's data in a throwaway schema of this PostgreSQL database "
         "instead of SQLite (e.g. postgresql://127.0.0.1:5432/test)",
     )
+    parser.add_argument(
+        "--webhook-dispatch",
+        choices=["worker", "separate"],
+        default=None,
+        help="where webhooks are sent from (RAMP_WEBHOOK_DISPATCH); by default `ramp dev` "
+        "chooses: the worker on SQLite, a dispatcher process on PostgreSQL",
+    )
     args = parser.parse_args()
     return Plan(
         args.requests,
@@ -506,6 +516,7 @@ def parse_plan() -> Plan:
         args.warmup,
         args.rounds,
         args.postgres,
+        args.webhook_dispatch,
     )
 
 
@@ -528,11 +539,19 @@ def database(postgres: str | None) -> Iterator[str | None]:
         admin.dispose()
 
 
+def sandbox_dispatch(plan: Plan) -> str:
+    """Where the sandbox sent webhooks from (devstack/stack.py decides by default)."""
+    if plan.webhook_dispatch:
+        return plan.webhook_dispatch
+    return "separate" if plan.postgres else "worker"
+
+
 def main() -> None:
     plan = parse_plan()
     load_before = os.getloadavg()
     with tempfile.TemporaryDirectory() as data_dir, database(plan.postgres) as database_url:
-        sandbox = SandboxProcess(Path(data_dir), database_url)
+        dispatch = {"RAMP_WEBHOOK_DISPATCH": plan.webhook_dispatch} if plan.webhook_dispatch else {}
+        sandbox = SandboxProcess(Path(data_dir), database_url, env=dispatch)
         try:
             results = asyncio.run(run(sandbox, plan))
         finally:
@@ -547,6 +566,7 @@ def main() -> None:
             "throughput_requests": plan.throughput_requests,
             "concurrency": plan.concurrency,
             "rounds": plan.rounds,
+            "webhook_dispatch": sandbox_dispatch(plan),
         },
         "environment": environment(
             "PostgreSQL (throwaway schema)" if plan.postgres else "SQLite (data dir, WAL)",

@@ -48,7 +48,11 @@ class SandboxProcess:
     """One `ramp dev` with its own ports and data dir; output is kept for diagnosis."""
 
     def __init__(
-        self, data_dir: Path, database_url: str | None = None, environment: str = "sandbox"
+        self,
+        data_dir: Path,
+        database_url: str | None = None,
+        environment: str = "sandbox",
+        env: dict[str, str] | None = None,
     ) -> None:
         self.port = free_port()
         self.api = f"http://127.0.0.1:{self.port}"
@@ -74,8 +78,12 @@ class SandboxProcess:
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             text=True,
-            # Only what a new user would have: no RAMP_* or DATABASE_URL from the caller.
-            env={k: v for k, v in os.environ.items() if not k.startswith(("RAMP_", "DATABASE"))},
+            # Only what a new user would have: no RAMP_* or DATABASE_URL from the caller;
+            # `env` on top.
+            env={
+                **{k: v for k, v in os.environ.items() if not k.startswith(("RAMP_", "DATABASE"))},
+                **(env or {}),
+            },
         )
         self.reader = threading.Thread(target=self._read, daemon=True)
         self.reader.start()
