@@ -17,6 +17,7 @@ import asyncio
 import contextlib
 import logging
 import signal
+import sys
 
 from ramp.config import Settings
 from ramp.db.engine import create_engine, session_factory, sqlite_writer
@@ -26,6 +27,17 @@ from ramp.webhooks import wakeup
 from ramp.webhooks.dispatcher import DeliveryDispatcher, delivery_policy
 
 logger = logging.getLogger("ramp.dispatcher")
+
+NEEDS_POSTGRES = (
+    "the webhook dispatcher runs as a process of its own only on PostgreSQL "
+    "(DATABASE_URL=postgresql://...); on SQLite the worker sends the webhooks"
+)
+
+
+def runs_here(settings: Settings) -> bool:
+    """Only on PostgreSQL: on SQLite a second writing process waits for the one write
+    lock behind the worker's transactions."""
+    return settings.database_url.startswith("postgresql")
 
 
 async def run(settings: Settings) -> None:
@@ -56,8 +68,11 @@ async def run(settings: Settings) -> None:
 
 
 def main() -> None:
+    settings = load_settings()
+    if not runs_here(settings):
+        sys.exit(f"Error: {NEEDS_POSTGRES}")
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
-    asyncio.run(run(load_settings()))
+    asyncio.run(run(settings))
 
 
 if __name__ == "__main__":

@@ -110,11 +110,8 @@ def dispatcher(data_dir: Path | None) -> int:
     import webhook_dispatcher
 
     settings = load_settings(data_dir)
-    if not settings.database_url.startswith("postgresql"):
-        raise click.ClickException(
-            "the webhook dispatcher runs as a process of its own only on PostgreSQL "
-            "(DATABASE_URL=postgresql://...); on SQLite the worker sends the webhooks"
-        )
+    if not webhook_dispatcher.runs_here(settings):
+        raise click.ClickException(webhook_dispatcher.NEEDS_POSTGRES)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     asyncio.run(webhook_dispatcher.run(settings))
     return 0
