@@ -47,7 +47,8 @@ def dev(
     environment: str,
     data_dir: Path | None,
 ) -> int:
-    """Run the whole stack: Temporal dev server, worker and API, as one group."""
+    """Run the whole stack: Temporal dev server, worker and API (and, on PostgreSQL, a
+    webhook dispatcher), as one group."""
     from devstack.stack import DevStack
     from ramp.config import Environment
     from ramp.settings_loader import StackMismatch
