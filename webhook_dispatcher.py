@@ -37,7 +37,7 @@ NEEDS_POSTGRES = (
 def runs_here(settings: Settings) -> bool:
     """Only on PostgreSQL: on SQLite a second writing process waits for the one write
     lock behind the worker's transactions."""
-    return settings.database_url.startswith("postgresql")
+    return settings.on_postgresql
 
 
 async def run(settings: Settings) -> None:

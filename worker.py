@@ -232,7 +232,7 @@ async def run(settings: Settings) -> None:
         task_queue=settings.task_queue,
     )
     listening: asyncio.Task[None] | None = None
-    if service.dispatcher is not None and settings.database_url.startswith("postgresql"):
+    if service.dispatcher is not None and settings.on_postgresql:
         # Deliveries another process stores (a redelivery, another worker's) go at once.
         listening = asyncio.create_task(
             wakeup.listen(settings.database_url, service.dispatcher.wake)

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import sys
 import threading
 import time
@@ -94,10 +93,11 @@ class DevStack:
         """On PostgreSQL, webhooks go from a dispatcher process of their own, off the
         worker's core; on SQLite, from the worker: a second writing process waits for
         SQLite's one write lock behind the worker's, seconds at a time under load
-        (docs/decisions.md, "Issue 16"). RAMP_WEBHOOK_DISPATCH, when set, decides."""
-        if "RAMP_WEBHOOK_DISPATCH" in os.environ:
+        (docs/decisions.md, "Issue 16"). RAMP_WEBHOOK_DISPATCH, when set (in the environment
+        or .env), decides."""
+        if "webhook_dispatch" in settings.model_fields_set:
             return settings.webhook_dispatch
-        if settings.database_url.startswith("postgresql"):
+        if settings.on_postgresql:
             return WebhookDispatch.SEPARATE
         return WebhookDispatch.WORKER
 

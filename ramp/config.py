@@ -147,9 +147,7 @@ class Settings(BaseSettings):
     def _dispatch_needs_postgres(self) -> Settings:
         # SQLite has one write lock, which a second writing process waits for behind
         # the worker's, seconds at a time under load: its deliveries stay in the worker.
-        if self.webhook_dispatch is WebhookDispatch.SEPARATE and not self.database_url.startswith(
-            "postgresql"
-        ):
+        if self.webhook_dispatch is WebhookDispatch.SEPARATE and not self.on_postgresql:
             raise ValueError(
                 "RAMP_WEBHOOK_DISPATCH=separate needs PostgreSQL (DATABASE_URL=postgresql://...);"
                 " on SQLite the worker sends the webhooks (RAMP_WEBHOOK_DISPATCH=worker)"
@@ -181,6 +179,11 @@ class Settings(BaseSettings):
     def sqlalchemy_url(self) -> str:
         """The async driver URL for the API and the worker."""
         return async_database_url(self.database_url or f"sqlite:///{self.data_dir / 'ramp.db'}")
+
+    @property
+    def on_postgresql(self) -> bool:
+        """Whether the service's data is in PostgreSQL (else SQLite)."""
+        return self.sqlalchemy_url.startswith("postgresql")
 
     @cached_property
     def migration_url(self) -> str:

@@ -7,6 +7,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from ramp.config import Environment, Settings
 from ramp.security.files import private_dir
 from ramp.security.keys import dev_keys
@@ -54,7 +56,28 @@ def _stack_public_url(data_dir: Path) -> str | None:
     return str(found) if found else None
 
 
+class InvalidSettings(ValueError):
+    """A setting from the environment (or .env) refused: each problem on a line, by its
+    variable's name, for a command to print instead of a traceback."""
+
+    def __init__(self, error: ValidationError) -> None:
+        lines = []
+        for problem in error.errors():
+            where = ".".join(str(part) for part in problem["loc"]) or "settings"
+            lines.append(f"{where}: {problem['msg']}")
+        super().__init__("\n".join(lines))
+
+
 def load_settings(data_dir: Path | None = None, **overrides: Any) -> Settings:
+    """Settings from the environment, with `overrides` (by env var name) on top;
+    InvalidSettings if one is refused."""
+    try:
+        return _load_settings(data_dir, **overrides)
+    except ValidationError as error:
+        raise InvalidSettings(error) from None
+
+
+def _load_settings(data_dir: Path | None = None, **overrides: Any) -> Settings:
     """Settings from the environment, with `overrides` (by env var name) on top.
 
     A data dir made by `ramp dev` sets the environment (unless RAMP_ENV says otherwise)

@@ -9,10 +9,10 @@ import os
 import sys
 
 import click
-from pydantic import ValidationError
 
 from devstack.cli import deployment, org, project, provider_account, running, webhook
 from ramp.security.encryption import MissingKey
+from ramp.settings_loader import InvalidSettings
 
 
 @click.group()
@@ -50,11 +50,10 @@ def main() -> None:
     except MissingKey as error:
         click.echo(f"Error: {error}", err=True)
         code = 2
-    except ValidationError as error:
+    except InvalidSettings as error:
         # Settings from the environment: say which and why, without a traceback.
-        for problem in error.errors():
-            where = ".".join(str(part) for part in problem["loc"]) or "settings"
-            click.echo(f"Error: {where}: {problem['msg']}", err=True)
+        for line in str(error).splitlines():
+            click.echo(f"Error: {line}", err=True)
         code = 2
     sys.stdout.flush()
     sys.stderr.flush()

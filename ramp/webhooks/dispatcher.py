@@ -1,4 +1,5 @@
-"""The delivery dispatcher: drains the webhook outbox from inside each worker process.
+"""The delivery dispatcher: drains the webhook outbox, inside each worker process or in
+processes of its own (webhook_dispatcher.py; PostgreSQL only).
 
 `record_intent` stores an intent's events and their deliveries in the projection's
 transaction. When this process's dispatcher has room, the deliveries are stored already
@@ -11,8 +12,9 @@ worker that died) and for retries as they come due.
 Each attempt runs on a task of its own; outcomes are recorded in batches. Bounds keep
 one endpoint from holding up the rest: at most `per_endpoint` attempts per endpoint and
 `max_in_flight` in all are under way in a process; what waits for its endpoint waits in
-that endpoint's queue, and an endpoint at its bound is left out of the next claims, so
-a slow or dead endpoint's backlog waits behind itself only. A queued delivery whose
+that endpoint's queue, and an endpoint with 4 times its bound under way and queued is
+left out of the next claims, so a slow or dead endpoint's backlog waits behind itself
+only. A queued delivery whose
 lease would lapse before its attempt ends is dropped from the queue: once the lease
 lapses, a dispatcher claims it again, so no delivery is ever attempted twice at once.
 """
@@ -193,9 +195,12 @@ class DeliveryDispatcher:
         if not await self._ledger.any_due():
             self._backlog = False
             return 0
-        # An endpoint takes what its queue holds, as a hand-over would: claiming only its
-        # bound of attempts at once would cost a claim (a write) per few deliveries. In
-        # all, no more than there is room to attempt: other dispatchers share a backlog.
+        # An endpoint takes what its queue holds, as a hand-over would: claiming only what
+        # can start at once cost a claim (a write) per few deliveries, and a dispatcher
+        # process fell behind (measured; docs/decisions.md, "Issue 16"). A slow
+        # endpoint's queued claims may then wait until their leases are too short to
+        # start: they are dropped and claimed again once the lease lapses. In all, no
+        # more than there is room to attempt: other dispatchers share a backlog.
         capacity = QUEUE_PER_ENDPOINT * self._per_endpoint
         room = {endpoint: capacity - count for endpoint, count in self._by_endpoint.items()}
         for endpoint, queue in self._queues.items():
