@@ -28,16 +28,12 @@ from ramp.webhooks.dispatcher import DeliveryDispatcher, delivery_policy
 
 logger = logging.getLogger("ramp.dispatcher")
 
+# On SQLite a second writing process waits for the one write lock behind the worker's
+# transactions, seconds at a time under load.
 NEEDS_POSTGRES = (
     "the webhook dispatcher runs as a process of its own only on PostgreSQL "
     "(DATABASE_URL=postgresql://...); on SQLite the worker sends the webhooks"
 )
-
-
-def runs_here(settings: Settings) -> bool:
-    """Only on PostgreSQL: on SQLite a second writing process waits for the one write
-    lock behind the worker's transactions."""
-    return settings.on_postgresql
 
 
 async def run(settings: Settings) -> None:
@@ -69,7 +65,7 @@ async def run(settings: Settings) -> None:
 
 def main() -> None:
     settings = load_settings()
-    if not runs_here(settings):
+    if not settings.on_postgresql:
         sys.exit(f"Error: {NEEDS_POSTGRES}")
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     asyncio.run(run(settings))

@@ -216,3 +216,8 @@ def async_database_url(url: str) -> str:
 
 def sync_database_url(url: str) -> str:
     return _scheme_swap(url, "sqlite", "postgresql+psycopg")
+
+
+def libpq_database_url(url: str) -> str:
+    """For a plain psycopg connection (no SQLAlchemy driver name in the scheme)."""
+    return _scheme_swap(url, "sqlite", "postgresql")

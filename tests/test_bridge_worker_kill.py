@@ -49,12 +49,8 @@ async def api(production: Settings) -> AsyncIterator[httpx.AsyncClient]:
 async def workers(
     own_client: Client, production: Settings, tmp_path: Path
 ) -> AsyncIterator[WorkerProcesses]:
-    processes = WorkerProcesses(own_client, worker_environment(production), tmp_path)
-    try:
-        yield processes
-    finally:
-        await processes.stop_all()
-        print(processes.output())
+    async with WorkerProcesses(own_client, worker_environment(production), tmp_path) as started:
+        yield started
 
 
 async def test_a_worker_killed_mid_transfer_places_one_transfer(

@@ -109,12 +109,9 @@ async def restart_client(temporal_process: TemporalProcess) -> Client:
 async def restart_workers(
     restart_client: Client, restart_settings: Settings, tmp_path: Path
 ) -> AsyncIterator[WorkerProcesses]:
-    processes = WorkerProcesses(restart_client, worker_environment(restart_settings), tmp_path)
-    try:
-        yield processes
-    finally:
-        await processes.stop_all()
-        print(processes.output())  # shown when the test fails
+    environment = worker_environment(restart_settings)
+    async with WorkerProcesses(restart_client, environment, tmp_path) as started:
+        yield started
 
 
 async def create_until_answered(

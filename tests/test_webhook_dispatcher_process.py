@@ -47,22 +47,16 @@ SEPARATE = {"RAMP_WEBHOOK_DISPATCH": "separate", "RAMP_WEBHOOK_TIMEOUT": "2"}
 async def workers(
     own_client: Client, own_settings: Settings, tmp_path: Path
 ) -> AsyncIterator[WorkerProcesses]:
-    processes = WorkerProcesses(own_client, worker_environment(own_settings, **SEPARATE), tmp_path)
-    try:
-        yield processes
-    finally:
-        await processes.stop_all()
-        print(processes.output())
+    environment = worker_environment(own_settings, **SEPARATE)
+    async with WorkerProcesses(own_client, environment, tmp_path) as started:
+        yield started
 
 
 @pytest.fixture
 async def dispatchers(own_settings: Settings, tmp_path: Path) -> AsyncIterator[DispatcherProcesses]:
-    processes = DispatcherProcesses(worker_environment(own_settings, **SEPARATE), tmp_path)
-    try:
-        yield processes
-    finally:
-        await processes.stop_all()
-        print(processes.output())
+    environment = worker_environment(own_settings, **SEPARATE)
+    async with DispatcherProcesses(environment, tmp_path) as started:
+        yield started
 
 
 async def stored_deliveries(db: AsyncSession, project_id: str) -> list[WebhookDelivery]:

@@ -45,12 +45,8 @@ async def workers(
     environment = worker_environment(
         own_settings, RAMP_WEBHOOK_TIMEOUT=WEBHOOK_TIMEOUT, RAMP_WEBHOOK_RETRY_DELAYS="1,1,1,1,1"
     )
-    processes = WorkerProcesses(own_client, environment, tmp_path)
-    try:
-        yield processes
-    finally:
-        await processes.stop_all()
-        print(processes.output())
+    async with WorkerProcesses(own_client, environment, tmp_path) as started:
+        yield started
 
 
 async def test_a_worker_killed_mid_delivery_still_delivers(

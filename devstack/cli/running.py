@@ -111,7 +111,7 @@ def dispatcher(data_dir: Path | None) -> int:
     import webhook_dispatcher
 
     settings = load_settings(data_dir)
-    if not webhook_dispatcher.runs_here(settings):
+    if not settings.on_postgresql:
         raise click.ClickException(webhook_dispatcher.NEEDS_POSTGRES)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     asyncio.run(webhook_dispatcher.run(settings))

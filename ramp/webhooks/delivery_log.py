@@ -98,8 +98,8 @@ async def logged_delivery(
 async def redeliver(session: AsyncSession, project_id: str, delivery_id: str) -> WebhookDelivery:
     """Sends a logged delivery's event again, once, as a new delivery to its endpoint's
     current URL (due now: the dispatchers are woken on PostgreSQL, else their next poll
-    takes it). NotFound for another
-    project's delivery; Conflict if the endpoint was removed or is disabled."""
+    takes it). NotFound for another project's delivery; Conflict if the endpoint was
+    removed or is disabled."""
     original = await _owned_delivery(session, project_id, delivery_id)
     endpoint = await session.get(WebhookEndpoint, original.endpoint_id)
     if endpoint is None or not endpoint.enabled:

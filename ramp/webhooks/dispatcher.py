@@ -14,9 +14,9 @@ one endpoint from holding up the rest: at most `per_endpoint` attempts per endpo
 `max_in_flight` in all are under way in a process; what waits for its endpoint waits in
 that endpoint's queue, and an endpoint with 4 times its bound under way and queued is
 left out of the next claims, so a slow or dead endpoint's backlog waits behind itself
-only. A queued delivery whose
-lease would lapse before its attempt ends is dropped from the queue: once the lease
-lapses, a dispatcher claims it again, so no delivery is ever attempted twice at once.
+only. A queued delivery whose lease would lapse before its attempt ends is dropped from
+the queue: once the lease lapses, a dispatcher claims it again, so no delivery is ever
+attempted twice at once.
 """
 
 from __future__ import annotations

@@ -14,6 +14,8 @@ from collections.abc import Callable
 import psycopg
 from psycopg.conninfo import make_conninfo
 
+from ramp.config import libpq_database_url
+
 logger = logging.getLogger("ramp.webhooks.wakeup")
 
 CHANNEL = "ramp_webhook_deliveries"
@@ -29,19 +31,13 @@ KEEPALIVES = {
 }
 
 
-def libpq_url(database_url: str) -> str:
-    """The service's PostgreSQL URL as libpq takes it (no SQLAlchemy driver suffix)."""
-    scheme, rest = database_url.split("://", 1)
-    return f"{scheme.split('+', 1)[0]}://{rest}"
-
-
 async def listen(database_url: str, wake: Callable[[], None]) -> None:
     """Calls `wake` at each notification, until cancelled. A lost connection is opened
     again after a second; meanwhile the dispatcher's poll finds what is due."""
     while True:
         try:
             async with await psycopg.AsyncConnection.connect(
-                make_conninfo(libpq_url(database_url), **KEEPALIVES),
+                make_conninfo(libpq_database_url(database_url), **KEEPALIVES),
                 autocommit=True,
             ) as connection:
                 await connection.execute(f"LISTEN {CHANNEL}")

@@ -12,6 +12,7 @@ import os
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Self
 
 import httpx
 import pytest
@@ -54,38 +55,74 @@ def worker_environment(settings: Settings, **extra: str) -> dict[str, str]:
     }
 
 
-class WorkerProcesses:
-    """`python worker.py` processes, each logging to a file of its own."""
+class ServiceProcesses:
+    """Processes of one kind (`command`, run from the repository's root), each logging to
+    a file of its own; as a context manager, all killed on leaving and their logs
+    printed (pytest shows them when the test fails)."""
 
-    def __init__(self, client: Client, env: dict[str, str], logs: Path) -> None:
-        self._client = client
-        self._env = env
+    name = "process"
+
+    def __init__(self, command: list[str], env: dict[str, str], logs: Path) -> None:
+        self.command = command
+        self.env = env
         self._logs = logs
         self.started: list[tuple[asyncio.subprocess.Process, Path]] = []
 
     async def start(self) -> asyncio.subprocess.Process:
-        log = self._logs / f"worker-{len(self.started) + 1}.log"
+        log = self._logs / f"{self.name}-{len(self.started) + 1}.log"
         with log.open("wb") as output:  # the child keeps its own descriptor
             process = await asyncio.create_subprocess_exec(
-                sys.executable,
-                "worker.py",
+                *self.command,
                 cwd=ROOT,
-                env=self._env,
+                env=self.env,
                 stdin=asyncio.subprocess.DEVNULL,
                 stdout=output,
                 stderr=asyncio.subprocess.STDOUT,
             )
         self.started.append((process, log))
-        await self._until_polling(process)
+        await self._until_ready(process, log)
         return process
 
-    async def _until_polling(self, process: asyncio.subprocess.Process) -> None:
+    async def _until_ready(self, process: asyncio.subprocess.Process, log: Path) -> None:
+        raise NotImplementedError
+
+    async def stop_all(self) -> None:
+        for process, _ in self.started:
+            if process.returncode is None:
+                process.kill()
+            await process.wait()
+
+    def output(self) -> str:
+        return "\n".join(
+            f"--- {log.name} (pid {process.pid}, exit {process.returncode})\n"
+            + log.read_text(errors="replace")
+            for process, log in self.started
+        )
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *_: object) -> None:
+        await self.stop_all()
+        print(self.output())
+
+
+class WorkerProcesses(ServiceProcesses):
+    """`python worker.py` processes, started once the server lists them as pollers."""
+
+    name = "worker"
+
+    def __init__(self, client: Client, env: dict[str, str], logs: Path) -> None:
+        super().__init__([sys.executable, "worker.py"], env, logs)
+        self._client = client
+
+    async def _until_ready(self, process: asyncio.subprocess.Process, log: Path) -> None:
         """Until the server lists the process among the task queue's workflow pollers."""
         identity = f"{process.pid}@"
         request = DescribeTaskQueueRequest(
             namespace="default",
             task_queue=TaskQueue(
-                name=self._env.get("RAMP_TASK_QUEUE", TASK_QUEUE),
+                name=self.env.get("RAMP_TASK_QUEUE", TASK_QUEUE),
                 kind=TaskQueueKind.TASK_QUEUE_KIND_NORMAL,
             ),
             task_queue_type=TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
@@ -104,69 +141,31 @@ class WorkerProcesses:
             + self.output()
         )
 
-    async def stop_all(self) -> None:
-        for process, _ in self.started:
-            if process.returncode is None:
-                process.kill()
-            await process.wait()
 
-    def output(self) -> str:
-        return "\n".join(
-            f"--- {log.name} (pid {process.pid}, exit {process.returncode})\n"
-            + log.read_text(errors="replace")
-            for process, log in self.started
-        )
+class DispatcherProcesses(ServiceProcesses):
+    """`ramp dispatcher` processes (webhook_dispatcher.py), started once they say so."""
 
-
-class DispatcherProcesses:
-    """`ramp dispatcher` processes (webhook_dispatcher.py), each logging to a file of its
-    own; started when they say they poll."""
-
+    name = "dispatcher"
     READY = b"webhook dispatcher listening"
 
     def __init__(self, env: dict[str, str], logs: Path) -> None:
-        self.env = env
-        self._logs = logs
-        self.started: list[tuple[asyncio.subprocess.Process, Path]] = []
+        super().__init__([sys.executable, "-m", "devstack", "dispatcher"], env, logs)
 
-    async def start(self) -> asyncio.subprocess.Process:
-        log = self._logs / f"dispatcher-{len(self.started) + 1}.log"
-        with log.open("wb") as output:
-            process = await asyncio.create_subprocess_exec(
-                sys.executable,
-                "-m",
-                "devstack",
-                "dispatcher",
-                cwd=ROOT,
-                env=self.env,
-                stdin=asyncio.subprocess.DEVNULL,
-                stdout=output,
-                stderr=asyncio.subprocess.STDOUT,
-            )
-        self.started.append((process, log))
-        deadline = asyncio.get_running_loop().time() + WORKER_START_TIMEOUT
-        for _ in iter(lambda: asyncio.get_running_loop().time() < deadline, False):
-            if process.returncode is not None or self.READY in log.read_bytes():
-                break
-            await asyncio.sleep(0.05)
-        if process.returncode is not None or self.READY not in log.read_bytes():
-            raise AssertionError(
-                f"dispatcher {process.pid} did not start (exit status {process.returncode}):\n"
-                + self.output()
-            )
-        return process
+    def _said_ready(self, log: Path) -> bool:
+        return self.READY in log.read_bytes()
 
-    async def stop_all(self) -> None:
-        for process, _ in self.started:
-            if process.returncode is None:
-                process.kill()
-            await process.wait()
-
-    def output(self) -> str:
-        return "\n".join(
-            f"--- {log.name} (pid {process.pid}, exit {process.returncode})\n"
-            + log.read_text(errors="replace")
-            for process, log in self.started
+    async def _until_ready(self, process: asyncio.subprocess.Process, log: Path) -> None:
+        try:
+            async with asyncio.timeout(WORKER_START_TIMEOUT):
+                while process.returncode is None:
+                    if self._said_ready(log):
+                        return
+                    await asyncio.sleep(0.05)
+        except TimeoutError:
+            pass
+        raise AssertionError(
+            f"dispatcher {process.pid} did not start (exit status {process.returncode}):\n"
+            + self.output()
         )
 
 
@@ -199,10 +198,5 @@ async def workers(
     own_client: Client, own_settings: Settings, tmp_path: Path
 ) -> AsyncIterator[WorkerProcesses]:
     """`python worker.py` processes of this module's server, killed at the end."""
-    processes = WorkerProcesses(own_client, worker_environment(own_settings), tmp_path)
-    try:
-        yield processes
-    finally:
-        await processes.stop_all()
-        # pytest shows this only when the test fails.
-        print(processes.output())
+    async with WorkerProcesses(own_client, worker_environment(own_settings), tmp_path) as started:
+        yield started
