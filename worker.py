@@ -53,6 +53,7 @@ from ramp.settings_loader import load_settings
 from ramp.webhooks import wakeup
 from ramp.webhooks.dispatcher import DeliveryDispatcher, delivery_policy
 from ramp.webhooks.models import DeliveryPolicy
+from ramp.webhooks.sender_process import sender_process
 from workflows.housekeeping import PurgeExpiredNonces
 from workflows.intents import IntentWorkflow
 from workflows.webhooks import WebhookDeliveryWorkflow
@@ -135,7 +136,10 @@ def build_worker(
     # SQLite has one writer: this process's writes queue here rather than in its lock.
     writer = sqlite_writer(db)
     if dispatcher is None and dispatch is WebhookDispatch.WORKER:
-        dispatcher = DeliveryDispatcher(db, secret_box, policy, writer=writer)
+        # Its POSTs from a child process: off the core that runs the intents.
+        dispatcher = DeliveryDispatcher(
+            db, secret_box, policy, writer=writer, sending=sender_process
+        )
     outbox = outbox or WebhookOutbox(policy, dispatcher)
     intents = IntentActivities(db, adapters or catalog_adapters(), outbox, writer)
     webhooks = (

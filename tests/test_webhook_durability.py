@@ -7,11 +7,15 @@ new worker's dispatcher makes the attempt again, and the event arrives (twice in
 delivery is at least once, and the receiver deduplicates on `webhook-id`). The others
 kill a worker in the middle of a burst of 200 intents, alone or beside a second worker:
 every event stored reaches the receiver, the delivery log agrees, and no event is ever
-being POSTed twice at the same time.
+being POSTed twice at the same time. A worker POSTs from a child process of its own
+(ramp/webhooks/sender_process.py): killed mid-burst, it is replaced and loses nothing;
+it leaves with a killed worker.
 """
 
 from __future__ import annotations
 
+import asyncio
+import os
 import signal
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -25,10 +29,12 @@ from ramp.config import Settings
 from tests.helpers.payments import create_intent, register_accounts
 from tests.helpers.processes import WorkerProcesses, worker_environment
 from tests.helpers.projects import ProjectCredentials, make_customer
-from tests.helpers.webhook_api import wait_for_deliveries
+from tests.helpers.webhook_api import add_endpoint, wait_for_deliveries
 from tests.helpers.webhook_bursts import (
+    INTENTS,
     assert_created,
     assert_everything_delivered,
+    burst,
     kill_mid_burst,
 )
 from tests.helpers.webhook_receiver import receiving
@@ -68,8 +74,11 @@ async def test_a_worker_killed_mid_delivery_still_delivers(
 
         # The POST is in flight, held open by the receiver: kill the worker now.
         (held,) = await receiver.wait_for(lambda got: len(got) == 1)
+        sender = webhook_sender_of(first.pid)
         first.kill()
         assert await first.wait() == -signal.SIGKILL
+        # Its sender process leaves with it (its stdin closed), attempt and all.
+        await gone(sender)
         receiver.hold.clear()
         receiver.release()
 
@@ -112,3 +121,51 @@ async def test_two_workers_one_killed_mid_burst_lose_nothing_and_never_overlap(
         answers = await kill_mid_burst(http, project, workers, receiver, first, replace=False)
         assert_created(answers)
         await assert_everything_delivered(db, project, receiver)
+
+
+async def test_the_webhook_sender_killed_mid_burst_is_replaced_and_loses_nothing(
+    http: httpx.AsyncClient,
+    project: ProjectCredentials,
+    workers: WorkerProcesses,
+    db: AsyncSession,
+) -> None:
+    worker = await workers.start()
+    async with receiving() as receiver:
+        receiver.answer_delay = 0.02
+        await add_endpoint(http, project, receiver.url)
+        customer = await make_customer(http, project, "sender")
+        accounts = await register_accounts(http, customer["access_token"])
+        creating = asyncio.create_task(burst(http, customer["access_token"], accounts))
+        await receiver.wait_for(lambda got: len(got) >= INTENTS // 5, within=120)
+        sender = webhook_sender_of(worker.pid)
+        os.kill(sender, signal.SIGKILL)
+        answers = await creating
+        # Intents never noticed: the worker went on, and started another sender.
+        assert [a.status_code for a in answers] == [201] * INTENTS
+        await assert_everything_delivered(db, project, receiver)
+    assert webhook_sender_of(worker.pid) != sender
+    assert "the webhook sender process exited (-9); starting another" in workers.output()
+
+
+def webhook_sender_of(worker: int) -> int:
+    """The pid of the worker's webhook sender process."""
+    for task in Path(f"/proc/{worker}/task").iterdir():
+        for child in (task / "children").read_text().split():
+            command = Path(f"/proc/{child}/cmdline").read_bytes()
+            if b"ramp.webhooks.sender_process" in command:
+                return int(child)
+    raise AssertionError(f"worker {worker} has no webhook sender process")
+
+
+async def gone(pid: int) -> None:
+    """Until the process has exited (reaped, or a zombie)."""
+    async with asyncio.timeout(10):
+        while _state(pid) != b"Z":  # noqa: ASYNC110  (another process's state: no event)
+            await asyncio.sleep(0.05)
+
+
+def _state(pid: int) -> bytes:
+    try:
+        return Path(f"/proc/{pid}/stat").read_bytes().rsplit(b") ", 1)[1][:1]
+    except FileNotFoundError:
+        return b"Z"

@@ -11,6 +11,10 @@ import socket
 from urllib.parse import urlsplit
 
 
+class NotPublicAddress(ValueError):
+    """A name that resolves to an address on our own network, where a public one is due."""
+
+
 def public_host(url: str) -> bool:
     """Whether the URL's host is a name, or an address on the public internet. Names are
     checked again where they are used (resolving here would not stop DNS rebinding)."""

@@ -9,7 +9,9 @@ stored due now and the dispatcher, woken, claims them (ramp/webhooks/ledger.py).
 also polls, for deliveries stored by another process (a redelivery from the API, a
 worker that died) and for retries as they come due.
 
-Each attempt runs on a task of its own; outcomes are recorded in batches. Bounds keep
+Each attempt runs on a task of its own, and its POST goes through a `Sender`: from this
+process, or (the worker's dispatcher) from a child process of its own
+(ramp/webhooks/sender_process.py). Outcomes are recorded in batches. Bounds keep
 one endpoint from holding up the rest: at most `per_endpoint` attempts per endpoint and
 `max_in_flight` in all are under way in a process; what waits for its endpoint waits in
 that endpoint's queue, and an endpoint with 4 times its bound under way and queued is
@@ -32,7 +34,6 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-import aiohttp
 from sqlalchemy.ext.asyncio import async_sessionmaker
 from sqlmodel.ext.asyncio.session import AsyncSession
 
@@ -48,7 +49,8 @@ from ramp.webhooks.ledger import (
     lease_seconds,
 )
 from ramp.webhooks.models import DeliveryPolicy
-from ramp.webhooks.sending import http_client, send
+from ramp.webhooks.sender_process import SenderGone
+from ramp.webhooks.sending import Sender, Sent, inline_sender
 
 logger = logging.getLogger("ramp.webhooks.dispatcher")
 
@@ -99,6 +101,7 @@ class DeliveryDispatcher:
         clock: Callable[[], datetime] = utcnow,
         writer: AbstractAsyncContextManager[Any] | None = None,
         record_linger: float = RECORD_LINGER_SECONDS,
+        sending: Callable[[int], AbstractAsyncContextManager[Sender]] = inline_sender,
     ) -> None:
         self._ledger = DeliveryLedger(
             db,
@@ -126,7 +129,8 @@ class DeliveryDispatcher:
         self._backlog = False
         self._running = False
         self._closing = False
-        self._http: aiohttp.ClientSession | None = None
+        self._sending = sending
+        self._sender: Sender | None = None
 
     def wake(self) -> None:
         """Deliveries are due now (called after the commit that stored them)."""
@@ -157,8 +161,8 @@ class DeliveryDispatcher:
     async def run(self, stop: asyncio.Event) -> None:
         """Dispatches until `stop` is set; a failed round (the database away) is logged
         and tried again at the next poll."""
-        async with http_client(self._max_in_flight) as http:
-            self._http = http
+        async with self._sending(self._max_in_flight) as sender:
+            self._sender = sender
             self._running = True
             recorder = asyncio.create_task(self._record_loop())
             stopping = asyncio.create_task(stop.wait())
@@ -214,22 +218,24 @@ class DeliveryDispatcher:
         """Without the loop: makes every attempt due now (and those that come due while
         it runs), waits for them and records them; returns how many were made. For a
         one-off pass (tests, an operator), beside or instead of `run`."""
-        owned = self._http is None
-        if owned:
-            self._http = http_client(self._max_in_flight)
+        if self._sender is not None:
+            return await self._drain()
+        async with self._sending(self._max_in_flight) as sender:
+            self._sender = sender
+            try:
+                return await self._drain()
+            finally:
+                self._sender = None
+
+    async def _drain(self) -> int:
         made = 0
-        try:
-            while True:
-                made += await self._claim_round()
-                if not self._attempts:
-                    break
-                await asyncio.wait(set(self._attempts), return_when="FIRST_COMPLETED")
-                await self._record_all()
+        while True:
+            made += await self._claim_round()
+            if not self._attempts:
+                break
+            await asyncio.wait(set(self._attempts), return_when="FIRST_COMPLETED")
             await self._record_all()
-        finally:
-            if owned and self._http is not None:
-                await self._http.close()
-                self._http = None
+        await self._record_all()
         return made
 
     # --- attempts ------------------------------------------------------------------
@@ -267,21 +273,31 @@ class DeliveryDispatcher:
         task.add_done_callback(lambda done: self._ended(claim, done))
 
     async def _attempt(self, claim: Claimed, keys_fresh: bool) -> None:
-        assert self._http is not None
         keys = claim.keys if keys_fresh else await self._keys(claim.project_id)
         if keys is None:
             return  # the project is gone: its lease lapses, and nothing is sent
-        now = self._clock()
-        sent = await send(
-            self._http,
-            claim.url,
-            claim.event,
-            self._secrets.signer(keys, now),
-            self.policy.timeout_seconds,
-            now,
-        )
-        self._done.append(Attempted(claim, sent))
-        self._to_record.set()
+        sent = await self._send(claim, keys)
+        if sent is not None:
+            self._done.append(Attempted(claim, sent))
+            self._to_record.set()
+
+    async def _send(self, claim: Claimed, keys: ProjectKeys) -> Sent | None:
+        """The attempt's outcome; None if the sender process died under it twice, or
+        once too late to try again within the lease (it lapses, and the delivery is
+        claimed again: at least once)."""
+        assert self._sender is not None
+        timeout = self.policy.timeout_seconds
+        for _ in range(2):
+            now = self._clock()
+            if now + timedelta(seconds=timeout) >= claim.lease_until:
+                return None
+            try:
+                return await self._sender.send(
+                    claim.url, claim.event, self._secrets.signer(keys, now), timeout, now
+                )
+            except SenderGone as gone:
+                logger.warning("webhook attempt of delivery %s lost: %s", claim.delivery_id, gone)
+        return None
 
     async def _keys(self, project_id: str) -> ProjectKeys | None:
         """The project's keys as stored now, for an attempt that waited for its endpoint
@@ -354,4 +370,4 @@ class DeliveryDispatcher:
         self._to_record.set()
         with contextlib.suppress(TimeoutError, asyncio.CancelledError):
             await asyncio.wait_for(recorder, timeout=SHUTDOWN_GRACE_SECONDS)
-        self._http = None
+        self._sender = None

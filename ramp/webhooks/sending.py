@@ -1,10 +1,14 @@
 """One signed POST of an event to an endpoint, and what came of it.
 
-The dispatcher (ramp/webhooks/dispatcher.py) sends every attempt through here, with one
-aiohttp session per dispatcher: its pool keeps connections to busy endpoints open, and
-a POST costs a fifth of httpx's CPU (docs/decisions.md, Issue 16). The POST goes where
-the project said or fails: no proxies from the environment, no redirects; the answer's
-body is not read, only its status counts.
+The dispatcher (ramp/webhooks/dispatcher.py) sends every attempt through a `Sender`:
+`InlineSender` POSTs from the dispatcher's own process, `SenderProcess`
+(ramp/webhooks/sender_process.py) from a child process. Either way the POST is made
+here, with one aiohttp session per process: its pool keeps connections to busy
+endpoints open, and a POST costs a fifth of httpx's CPU (docs/decisions.md, Issue 16).
+The POST goes where the project said or fails: no proxies from the environment, no
+redirects; the answer's body is not read, only its status counts.
+
+Light on imports: the sender process loads this module and little else.
 """
 
 from __future__ import annotations
@@ -13,15 +17,17 @@ import asyncio
 import socket
 import ssl
 import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Protocol
 from urllib.parse import urlsplit
 
 import aiohttp
 import certifi
 
-from ramp.security.network import is_public_address
-from ramp.webhooks.endpoints import EndpointRefused
+from ramp.security.network import NotPublicAddress, is_public_address
 from ramp.webhooks.signing import signature_headers
 
 # Built once: loading the CA bundle costs about 30 ms of CPU.
@@ -71,6 +77,32 @@ def http_client(max_connections: int) -> aiohttp.ClientSession:
     )
 
 
+class Sender(Protocol):
+    """Makes attempts: `send`'s contract, wherever the POST is made."""
+
+    async def send(
+        self, url: str, event: Outgoing, signer: Signer, timeout_seconds: float, at: datetime
+    ) -> Sent: ...
+
+
+class InlineSender:
+    """Attempts made from this process, on its event loop."""
+
+    def __init__(self, http: aiohttp.ClientSession) -> None:
+        self._http = http
+
+    async def send(
+        self, url: str, event: Outgoing, signer: Signer, timeout_seconds: float, at: datetime
+    ) -> Sent:
+        return await send(self._http, url, event, signer, timeout_seconds, at)
+
+
+@asynccontextmanager
+async def inline_sender(max_connections: int) -> AsyncIterator[Sender]:
+    async with http_client(max_connections) as http:
+        yield InlineSender(http)
+
+
 async def send(
     http: aiohttp.ClientSession,
     url: str,
@@ -113,7 +145,7 @@ async def send(
     except (aiohttp.ClientConnectorError, ConnectionRefusedError) as failure:
         # Named as the log always named it: no connection could be made.
         error = f"ConnectError: {failure}"[:1000]
-    except (aiohttp.ClientError, EndpointRefused, OSError, ValueError) as failure:
+    except (aiohttp.ClientError, OSError, ValueError) as failure:
         error = f"{type(failure).__name__}: {failure}"[:1000]
     latency_ms = round((time.perf_counter() - started) * 1000)
     return Sent(attempted_at, status_code, latency_ms, error)
@@ -127,4 +159,4 @@ async def _refuse_private_addresses(url: str) -> None:
     port = parts.port or (443 if parts.scheme == "https" else 80)
     found = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
     if not found or not all(is_public_address(str(entry[4][0])) for entry in found):
-        raise EndpointRefused(f"{host} resolves to an address that is not public")
+        raise NotPublicAddress(f"{host} resolves to an address that is not public")
