@@ -14,7 +14,8 @@ Starts the sandbox (`ramp dev`) on free ports in a temporary data dir, then, in 
   every endpoint; with one, the first attempts' times from the projection's commit to
   the receiver's 2xx during the throughput phase (bench/webhooks.py);
 - the three service figures are measured in interleaved rounds (`--rounds`, 2 by
-  default: no endpoint, one, ten, then again) and each is pooled over its rounds
+  default: no endpoint, one, ten, then ten, one, none: the service slows down as a run
+  goes on, and the reversed order cancels that out) and each is pooled over its rounds
   (percentiles over all their sequential timings, mean throughput and CPU); each
   round's own p50 and throughput are printed beside it;
 - floor: the same measures for a bare update-with-start of `FloorWorkflow` (defined
@@ -209,6 +210,7 @@ ROLES = {
     "devstack worker": "ramp_worker",
     "devstack dispatcher": "ramp_dispatcher",
     "devstack api": "ramp_api",
+    "webhooks.sender_process": "ramp_webhook_sender",
 }
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
@@ -420,20 +422,21 @@ async def run(sandbox: SandboxProcess, plan: Plan) -> dict[str, Any]:
         steps = await onboard(http, project, payer)
         http_floor = pooled([await measure(http_floor_call(http), plan, pids)])
         intents = plan.warmup + plan.requests + plan.throughput_requests
-        # Interleaved rounds (no endpoint, one, ten; again): the machine's speed drifts
-        # (a shared VM's stolen time), and each figure is pooled over rounds spread
-        # across the whole run rather than taken in one stretch of it.
+        # Interleaved rounds, every other one in reverse order (no endpoint, one, ten;
+        # ten, one, none; ...): the service slows down as a run goes on (its databases
+        # grow; a shared VM's stolen time drifts), and in a fixed order the measures
+        # taken later would always pay for it. Each figure is pooled over its rounds.
         rounds: dict[int, list[dict[str, Any]]] = {0: [], 1: [], 10: []}
-        for _ in range(plan.rounds):
-            rounds[0].append(await measure(service_call(http, payer), plan, pids))
-            for endpoints in (1, 10):
+        for number in range(plan.rounds):
+            for endpoints in (0, 1, 10) if number % 2 == 0 else (10, 1, 0):
+                # Its child processes (the worker's webhook sender) as they are now.
+                pids = processes(sandbox)
+                if endpoints == 0:
+                    rounds[0].append(await measure(service_call(http, payer), plan, pids))
+                    continue
                 rounds[endpoints].append(
                     await webhooks.measure_with_endpoints(
-                        http,
-                        project,
-                        lambda receiver: measure(service_call(http, payer), plan, pids | receiver),
-                        intents,
-                        endpoints,
+                        http, project, measure_service(http, payer, plan, pids), intents, endpoints
                     )
                 )
         service, with_webhooks, with_ten = (pooled(rounds[n]) for n in (0, 1, 10))
@@ -461,6 +464,17 @@ async def run(sandbox: SandboxProcess, plan: Plan) -> dict[str, Any]:
         },
         "onboarding_steps_verified": steps,
     }
+
+
+def measure_service(
+    http: httpx.AsyncClient, payer: Payer, plan: Plan, pids: dict[str, int]
+) -> webhooks.Measure:
+    """`measure` of the service, with the receiver's process counted too."""
+
+    async def measured(receiver: dict[str, int]) -> dict[str, Any]:
+        return await measure(service_call(http, payer), plan, pids | receiver)
+
+    return measured
 
 
 def versus(figures: dict[str, Any], service: dict[str, Any]) -> dict[str, float]:
