@@ -11,7 +11,7 @@ The two talk over the child's stdin and stdout: length-prefixed pickles, written
 batches (one write per turn of the event loop, not per attempt). The child is ours,
 started from our own interpreter, so pickle is safe here; the signing secrets cross a
 pipe between the two processes and are never written anywhere. The child ignores
-Ctrl-C (the worker finishes its attempts under way first) and leaves when its stdin
+Ctrl-C and SIGTERM (the worker finishes its attempts under way first) and leaves when its stdin
 closes: when the worker closes it, or dies.
 
 If the child dies, the attempts it had fail with `SenderGone` (the dispatcher makes
@@ -222,8 +222,10 @@ async def _serve(max_connections: int) -> None:
 
 
 def main() -> None:
-    # Ctrl-C reaches the whole process group: the worker decides when this child ends.
+    # Ctrl-C, and a supervisor's SIGTERM, reach the whole process group: the worker
+    # decides when this child ends (it closes our stdin, or dies).
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
     asyncio.run(_serve(int(sys.argv[1])))
 
 
