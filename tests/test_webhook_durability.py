@@ -25,16 +25,17 @@ import pytest
 from sqlmodel.ext.asyncio.session import AsyncSession
 from temporalio.client import Client
 
+from bench.sandbox import alive
 from ramp.config import Settings
 from tests.helpers.payments import create_intent, register_accounts
 from tests.helpers.processes import WorkerProcesses, worker_environment
 from tests.helpers.projects import ProjectCredentials, make_customer
-from tests.helpers.webhook_api import add_endpoint, wait_for_deliveries
+from tests.helpers.webhook_api import wait_for_deliveries
 from tests.helpers.webhook_bursts import (
     INTENTS,
     assert_created,
     assert_everything_delivered,
-    burst,
+    burst_under_way,
     kill_mid_burst,
 )
 from tests.helpers.webhook_receiver import receiving
@@ -132,11 +133,7 @@ async def test_the_webhook_sender_killed_mid_burst_is_replaced_and_loses_nothing
     worker = await workers.start()
     async with receiving() as receiver:
         receiver.answer_delay = 0.02
-        await add_endpoint(http, project, receiver.url)
-        customer = await make_customer(http, project, "sender")
-        accounts = await register_accounts(http, customer["access_token"])
-        creating = asyncio.create_task(burst(http, customer["access_token"], accounts))
-        await receiver.wait_for(lambda got: len(got) >= INTENTS // 5, within=120)
+        creating = await burst_under_way(http, project, receiver)
         sender = webhook_sender_of(worker.pid)
         os.kill(sender, signal.SIGKILL)
         answers = await creating
@@ -160,12 +157,5 @@ def webhook_sender_of(worker: int) -> int:
 async def gone(pid: int) -> None:
     """Until the process has exited (reaped, or a zombie)."""
     async with asyncio.timeout(10):
-        while _state(pid) != b"Z":  # noqa: ASYNC110  (another process's state: no event)
+        while alive(pid):  # noqa: ASYNC110  (another process's state: no event)
             await asyncio.sleep(0.05)
-
-
-def _state(pid: int) -> bytes:
-    try:
-        return Path(f"/proc/{pid}/stat").read_bytes().rsplit(b") ", 1)[1][:1]
-    except FileNotFoundError:
-        return b"Z"

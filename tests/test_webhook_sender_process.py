@@ -10,6 +10,7 @@ import signal
 
 from standardwebhooks import Webhook
 
+from bench.sandbox import alive
 from ramp.db.types import utcnow
 from ramp.webhooks.sender_process import SenderGone, SenderProcess, sender_process
 from ramp.webhooks.sending import Outgoing, Signer
@@ -41,7 +42,7 @@ async def test_attempts_are_signed_and_sent_from_a_child_process() -> None:
     for hook in receiver.received:
         Webhook(SECRET.encode()).verify(hook.body, hook.headers)
     # Closed with the sender: the child left.
-    assert _exited(child)
+    assert not alive(child)
 
 
 async def test_an_endpoints_failure_is_an_outcome_not_an_error() -> None:
@@ -77,12 +78,3 @@ async def test_a_killed_child_fails_its_attempts_and_the_next_attempt_starts_ano
         again = await sender.send(receiver.url, event(1), SIGNER, 5, utcnow())
         assert again.status_code == 200
         assert sender.pid not in (None, first)
-
-
-def _exited(pid: int) -> bool:
-    """Reaped, or a zombie."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as stat:
-            return stat.read().rsplit(b") ", 1)[1][:1] == b"Z"
-    except FileNotFoundError:
-        return True

@@ -11,8 +11,8 @@ The two talk over the child's stdin and stdout: length-prefixed pickles, written
 batches (one write per turn of the event loop, not per attempt). The child is ours,
 started from our own interpreter, so pickle is safe here; the signing secrets cross a
 pipe between the two processes and are never written anywhere. The child ignores
-Ctrl-C and SIGTERM (the worker finishes its attempts under way first) and leaves when its stdin
-closes: when the worker closes it, or dies.
+Ctrl-C and SIGTERM (the worker finishes its attempts under way first) and leaves when
+its stdin closes: when the worker closes it, or dies.
 
 If the child dies, the attempts it had fail with `SenderGone` (the dispatcher makes
 them again while their leases allow, else a dispatcher claims them again once the

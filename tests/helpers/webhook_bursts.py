@@ -49,6 +49,20 @@ async def burst(
     return answers
 
 
+async def burst_under_way(
+    http: httpx.AsyncClient, project: ProjectCredentials, receiver: Receiver
+) -> asyncio.Task[list[httpx.Response]]:
+    """A burst of intents to a new customer, their events sent to `receiver`, once a
+    fifth of them has arrived (the time to kill something)."""
+    await add_endpoint(http, project, receiver.url)
+    customer = await make_customer(http, project, "burst")
+    token = customer["access_token"]
+    accounts = await register_accounts(http, token)
+    creating = asyncio.create_task(burst(http, token, accounts))
+    await receiver.wait_for(lambda got: len(got) >= INTENTS // 5, within=120)
+    return creating
+
+
 async def kill_mid_burst(
     http: httpx.AsyncClient,
     project: ProjectCredentials,
@@ -58,12 +72,7 @@ async def kill_mid_burst(
     *,
     replace: bool,
 ) -> list[httpx.Response]:
-    await add_endpoint(http, project, receiver.url)
-    customer = await make_customer(http, project, "burst")
-    token = customer["access_token"]
-    accounts = await register_accounts(http, token)
-    creating = asyncio.create_task(burst(http, token, accounts))
-    await receiver.wait_for(lambda got: len(got) >= INTENTS // 5, within=120)
+    creating = await burst_under_way(http, project, receiver)
     victim.kill()
     assert await victim.wait() == -signal.SIGKILL
     if replace:
