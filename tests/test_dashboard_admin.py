@@ -3,6 +3,7 @@ session cookie, CSRF, lockout, expiry, logout everywhere, API keys, the audit lo
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from dataclasses import dataclass
 from datetime import timedelta
@@ -292,6 +293,54 @@ async def test_logout_everywhere_ends_every_session_of_the_member(
             await client.get("/v1/admin/projects", headers=session.read), 401, "NOT_LOGGED_IN"
         )
     assert (await client.get("/v1/admin/projects", headers=org.owner.read)).status_code == 200
+
+
+# Rounds of the race below, each with this many creates beside the logout: before the
+# fix, one round in five or six ended in a 500 (StaleDataError) on PostgreSQL.
+LOGOUT_RACES = 20
+CREATES_PER_RACE = 10
+
+
+async def test_api_keys_created_while_the_session_ends_are_201_or_401(
+    client: httpx.AsyncClient, org: Org, db: AsyncSession
+) -> None:
+    """Issue 23: `POST /v1/admin/api-keys` ended in an unhandled StaleDataError under
+    load. A call resumes its session and, a minute after its last use, writes
+    `last_seen_at`; a logout (or logout everywhere, or an expiry) deleting the session
+    between the read and the write left that UPDATE without a row. Each call is now
+    either served (201) or, its session gone, `401 NOT_LOGGED_IN`."""
+    answers: list[int] = []
+    for _ in range(LOGOUT_RACES):
+        owner = await login(client, "owner@acme.test")
+        # Last used over a minute ago: every call of the burst writes last_seen_at.
+        await db.exec(update(DashboardSession).values(last_seen_at=utcnow() - timedelta(minutes=5)))
+        await db.commit()
+        creates = [
+            client.post(
+                "/v1/admin/api-keys",
+                json={"name": f"race {i}", "role": "viewer"},
+                headers=owner.write,
+            )
+            for i in range(CREATES_PER_RACE)
+        ]
+        logout = client.post(
+            "/dashboard/logout", data={"csrf_token": owner.csrf}, headers=owner.read
+        )
+        # The logout among the first calls: the later ones read the session before or
+        # after its deletion, some of them between their read and their write.
+        answered = await asyncio.gather(*creates[:3], logout, *creates[3:])
+        logged_out, created = answered[3], answered[:3] + answered[4:]
+        assert logged_out.status_code == 303, logged_out.text
+        for response in created:
+            answers.append(response.status_code)
+            if response.status_code != 201:
+                assert_envelope(response, 401, "NOT_LOGGED_IN")
+    listed = (
+        await client.get(
+            "/v1/admin/api-keys", headers=(await login(client, "owner@acme.test")).read
+        )
+    ).json()
+    assert len(listed) == answers.count(201)
 
 
 async def test_the_session_cookie_is_host_prefixed_secure_httponly_and_lax(
