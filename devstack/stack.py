@@ -104,7 +104,7 @@ class DevStack:
     def run(self) -> int:
         # Databases and keys live here: the service's user only (ramp/security/files.py).
         private_dir(self.data_dir)
-        mark_stack(self.data_dir, self.environment, self.api_url)
+        mark_stack(self.data_dir, self.environment, self.api_url, self.database_url)
         settings = self.settings()
         upgrade(settings)
         demo: DemoCredentials | None = None
