@@ -46,11 +46,8 @@ from ramp.adapters.registry import Connectors
 from ramp.catalog import MovementType
 from ramp.db.tables import Customer, ExternalAccount, ProviderCustomer
 from ramp.db.upsert import insert_missing
+from ramp.errors import ProviderCallError
 from ramp.intents.provider_calls import (
-    PROVIDER_CREDENTIALS_REJECTED,
-    PROVIDER_NOT_SUPPORTED,
-    PROVIDER_REFUSED,
-    PROVIDER_UNAVAILABLE,
     ComplianceQuery,
     ComplianceStanding,
     Handoff,
@@ -160,7 +157,7 @@ class ProviderActivities:
             async with self._calling(void.provider_account_id) as (connector, ctx):
                 await connector.cancel_transfer(ctx, void.provider_reference)
         except ApplicationError as error:
-            if error.type == PROVIDER_NOT_SUPPORTED:
+            if error.type == ProviderCallError.PROVIDER_NOT_SUPPORTED:
                 return VoidResult(voided=False, reason=error.message)
             raise
         return VoidResult(voided=True)
@@ -186,7 +183,9 @@ class ProviderActivities:
             # The provider's Retry-After is a floor, never a faster pace than our backoff.
             delay = max(_backoff(activity.info().attempt), error.retry_after or 0.0)
             raise ApplicationError(
-                str(error), type=PROVIDER_UNAVAILABLE, next_retry_delay=timedelta(seconds=delay)
+                str(error),
+                type=ProviderCallError.PROVIDER_UNAVAILABLE,
+                next_retry_delay=timedelta(seconds=delay),
             ) from None
         except CredentialsRejected as error:
             log.warning("provider account %s: credentials rejected", provider_account_id)
@@ -196,21 +195,21 @@ class ProviderActivities:
                 )
             raise ApplicationError(
                 str(error),
-                type=PROVIDER_CREDENTIALS_REJECTED,
+                type=ProviderCallError.PROVIDER_CREDENTIALS_REJECTED,
                 next_retry_delay=CREDENTIALS_RETRY_DELAY,
             ) from None
         except ProviderRefused as error:
             raise ApplicationError(
                 error.reason,
                 {"fields": error.fields},
-                type=PROVIDER_REFUSED,
+                type=ProviderCallError.PROVIDER_REFUSED,
                 non_retryable=True,
                 category=ApplicationErrorCategory.BENIGN,
             ) from None
         except NotSupported as error:
             raise ApplicationError(
                 str(error),
-                type=PROVIDER_NOT_SUPPORTED,
+                type=ProviderCallError.PROVIDER_NOT_SUPPORTED,
                 non_retryable=True,
                 category=ApplicationErrorCategory.BENIGN,
             ) from None

@@ -33,7 +33,7 @@ from ramp.adapters.registry import Connectors
 from ramp.db.tables import IntentRow, ProviderCustomer, ProviderWebhookEvent, TransactionRow
 from ramp.db.types import utcnow
 from ramp.db.upsert import insert_missing
-from ramp.errors import NotAuthenticated, NotFound
+from ramp.errors import NotAuthenticated, NotFound, ProviderWebhookError
 from ramp.intents.connector_flow import provider_event_id
 from ramp.intents.models import ProviderEvent as TransactionEvent
 from ramp.intents.models import StepUpdate
@@ -44,7 +44,6 @@ from ramp.security.encryption import SecretBox
 
 log = logging.getLogger(__name__)
 
-INVALID_WEBHOOK_SIGNATURE = "INVALID_WEBHOOK_SIGNATURE"
 # A transfer event can arrive before the workflow recorded the transfer it names: kept
 # pending and relayed again, for this long.
 UNMATCHED_FOR = timedelta(days=1)
@@ -83,7 +82,9 @@ async def receive(
         # Logged without the body or headers: they may carry personal data.
         log.warning("provider webhook refused for %s: %s", provider_account_id, rejected)
         raise NotAuthenticated(
-            INVALID_WEBHOOK_SIGNATURE, "the webhook signature does not verify", "Signature"
+            ProviderWebhookError.INVALID_WEBHOOK_SIGNATURE,
+            "the webhook signature does not verify",
+            "Signature",
         ) from None
     now = utcnow()
     rows = [
