@@ -24,7 +24,7 @@ from datetime import timedelta
 from typing import Any
 
 from sqlalchemy.ext.asyncio import async_sessionmaker
-from sqlmodel import col, select
+from sqlmodel import col, select, update
 from sqlmodel.ext.asyncio.session import AsyncSession
 from temporalio import activity
 from temporalio.exceptions import ApplicationError, ApplicationErrorCategory
@@ -45,7 +45,7 @@ from ramp.adapters.contract import (
 from ramp.adapters.registry import Connectors
 from ramp.catalog import MovementType
 from ramp.db.tables import Customer, ExternalAccount, ProviderCustomer
-from ramp.db.upsert import insert_missing
+from ramp.db.upsert import insert_missing, json_with_key
 from ramp.errors import ProviderCallError
 from ramp.intents.provider_calls import (
     ComplianceQuery,
@@ -265,11 +265,24 @@ class ProviderActivities:
             return ProviderAccountRef(provider_account_ref=known)
         registered = await connector.register_account(ctx, customer, details)
         async with self._db() as session:
-            row = await _known_customer(session, ctx.provider_account_id, customer_id)
-            if row is not None:
-                row.handles = {**row.handles, handle: registered.provider_account_ref}
-                session.add(row)
-                await session.commit()
+            # One statement: payouts of one customer to two new accounts at once keep both.
+            dialect = (await session.connection()).dialect.name
+            await session.exec(
+                update(ProviderCustomer)
+                .where(
+                    col(ProviderCustomer.provider_account_id) == ctx.provider_account_id,
+                    col(ProviderCustomer.customer_id) == customer_id,
+                )
+                .values(
+                    handles=json_with_key(
+                        col(ProviderCustomer.handles),
+                        dialect,
+                        handle,
+                        registered.provider_account_ref,
+                    )
+                )
+            )
+            await session.commit()
         return registered
 
 
