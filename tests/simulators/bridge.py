@@ -63,6 +63,9 @@ class Fault:
     retry_after: str | None = None
     delay: float = 0.0  # serve, then answer this late (the client may have given up)
     path: str | None = None  # only requests whose path starts with this
+    # The error body answered with `status`: Bridge's `code` and `message`.
+    code: str = "unavailable"
+    message: str = "simulated"
 
 
 def _error(status: int, code: str, message: str, key: str | None = None) -> JSONResponse:
@@ -444,7 +447,7 @@ class _Gate:
             self.sim.faults.remove(fault)
             if fault.status is not None:
                 headers = {"Retry-After": fault.retry_after} if fault.retry_after else {}
-                return JSONResponse({"code": "unavailable", "message": "simulated"},
+                return JSONResponse({"code": fault.code, "message": fault.message},
                                     status_code=fault.status, headers=headers)  # fmt: skip
         if api_key not in self.sim.api_keys:
             return _error(401, "unauthorized", "Invalid API key")
