@@ -35,13 +35,15 @@ from ramp.db.tables import (
     ProviderCustomer,
     ProviderWebhookEvent,
 )
+from ramp.db.types import utcnow
 from ramp.intents.workflow_client import IntentWorkflowClient
 from ramp.provider_accounts.service import provider_context
-from ramp.provider_webhooks.service import relay
+from ramp.provider_webhooks.service import RETRY_FIRST, relay
 from ramp.security.encryption import SecretBox
 from tests.helpers.payments import ACH, WIRE, bank, register_accounts, wait_for_intent, wallet
 from tests.helpers.production import (
     BRIDGE_KEY,
+    approved_customer,
     connected_project,
     customer_token,
     deliver,
@@ -184,46 +186,12 @@ async def test_a_forged_webhook_is_refused_and_changes_nothing(
     assert not any("tr_1" in line or "tr_2" in line for line in refusals)
 
 
-async def _approved_customer(
-    http: httpx.AsyncClient,
-    bridge: BridgeSimulator,
-    merchant: Any,
-    name: str,
-    src: str,
-    dest: str,
-    source: dict[str, Any],
-    destination: dict[str, Any],
-    amount: str = "100.00",
-) -> tuple[str, str]:
-    """A customer whose intent waits on Bridge's links; Bridge approves both at once."""
-    token = await customer_token(http, merchant.project, name)
-    accounts = await register_accounts(http, token, src, dest, source, destination)
-    opened = await http.post(
-        "/v1/intent",
-        json={"srcExternalAccountId": accounts[0], "destExternalAccountId": accounts[1],
-              "amount": amount, "autoExecute": True},
-        headers=bearer(token),
-    )  # fmt: skip
-    assert opened.status_code == 201, opened.text
-    intent_id: str = opened.json()["intent"]["id"]
-    await wait_for_intent(
-        http, token, intent_id,
-        lambda b: all("handoff" in s["metadata"] for s in _steps(b).values()),
-        within=WITHIN,
-    )  # fmt: skip
-    link = next(k for k in bridge.kyc_links.values() if k["email"] == f"{name}@example.com")
-    bridge.set_kyc(link["id"], kyc_status="approved", tos_status="approved")
-    answer = await deliver(http, bridge, merchant.webhook_path, "kyc_link", link)
-    assert answer.status_code == 200, answer.text
-    return token, intent_id
-
-
 async def test_an_offramp_pays_out_to_a_registered_bank_account(
     http: httpx.AsyncClient, db: AsyncSession, production: Settings, bridge: BridgeSimulator
 ) -> None:
     merchant = await connected_project(db, production, bridge)
     payout = copy.deepcopy(WIRE)
-    token, intent_id = await _approved_customer(
+    token, intent_id = await approved_customer(
         http, bridge, merchant, "grace", "USDC_ETHEREUM", "USD",
         wallet("USDC_ETHEREUM"), payout, amount="50",
     )  # fmt: skip
@@ -256,7 +224,7 @@ async def test_a_refused_transfer_fails_the_intent_with_bridges_reason(
 ) -> None:
     merchant = await connected_project(db, production, bridge)
     bridge.fail_next(Fault(status=400, path="/v0/transfers"))
-    token, intent_id = await _approved_customer(
+    token, intent_id = await approved_customer(
         http, bridge, merchant, "refused", "USD", "USDC_ETHEREUM", copy.deepcopy(ACH),
         wallet("USDC_ETHEREUM"),
     )  # fmt: skip
@@ -276,7 +244,7 @@ async def test_a_transfer_blocked_by_aml_screening_fails_that_intent_only(
     with Bridge's reason, and the account stays healthy for every other customer."""
     merchant = await connected_project(db, production, bridge)
     bridge.aml_flagged.add("flagged@example.com")
-    token, intent_id = await _approved_customer(
+    token, intent_id = await approved_customer(
         http, bridge, merchant, "flagged", "USD", "USDC_ETHEREUM", copy.deepcopy(ACH),
         wallet("USDC_ETHEREUM"),
     )  # fmt: skip
@@ -295,7 +263,7 @@ async def test_a_transfer_blocked_by_aml_screening_fails_that_intent_only(
     listed = await http.get("/v1/providers", headers=merchant.project.basic)
     assert listed.status_code == 200
     assert listed.json() != []
-    token, intent_id = await _approved_customer(
+    token, intent_id = await approved_customer(
         http, bridge, merchant, "cleared", "USD", "USDC_ETHEREUM", copy.deepcopy(ACH),
         wallet("USDC_ETHEREUM"),
     )  # fmt: skip
@@ -359,10 +327,12 @@ async def test_an_event_ahead_of_its_intent_is_kept_and_relayed_later(
     assert stored.last_error == "no intent found for it yet"
     # Stored encrypted: the body's contents are not readable at rest.
     assert "not-ours-yet" not in stored.events_encrypted
+    # Due again once its retry delay has passed (another relay's round, later).
     relayed = await relay(
         sessions,
         IntentWorkflowClient(temporal_client, production.task_queue),
         SecretBox.from_settings(production),
+        clock=lambda: utcnow() + RETRY_FIRST,
     )
     assert relayed == 0
     await db.refresh(stored)
@@ -490,7 +460,7 @@ async def test_a_payout_account_bridge_refuses_names_our_field(
 ) -> None:
     merchant = await connected_project(db, production, bridge)
     # Bridge's `us` accounts need the owner's address; this one has none.
-    token, intent_id = await _approved_customer(
+    token, intent_id = await approved_customer(
         http, bridge, merchant, "noaddress", "USDC_ETHEREUM", "USD",
         wallet("USDC_ETHEREUM"), copy.deepcopy(ACH), amount="20",
     )  # fmt: skip
@@ -505,7 +475,7 @@ async def test_a_customer_approved_at_bridge_skips_the_steps(
     http: httpx.AsyncClient, db: AsyncSession, production: Settings, bridge: BridgeSimulator
 ) -> None:
     merchant = await connected_project(db, production, bridge)
-    token, first = await _approved_customer(
+    token, first = await approved_customer(
         http, bridge, merchant, "returning", "USD", "USDC_ETHEREUM", copy.deepcopy(ACH),
         wallet("USDC_ETHEREUM"),
     )  # fmt: skip
@@ -547,7 +517,7 @@ async def test_a_customer_cancels_a_bridge_intent_until_the_funds_arrive(
     http: httpx.AsyncClient, db: AsyncSession, production: Settings, bridge: BridgeSimulator
 ) -> None:
     merchant = await connected_project(db, production, bridge)
-    token, intent_id = await _approved_customer(
+    token, intent_id = await approved_customer(
         http, bridge, merchant, "cancels", "USD", "USDC_ETHEREUM", copy.deepcopy(ACH),
         wallet("USDC_ETHEREUM"),
     )  # fmt: skip
@@ -564,7 +534,7 @@ async def test_a_customer_cancels_a_bridge_intent_until_the_funds_arrive(
     assert bridge.transfers[transfer["id"]]["state"] == "canceled"
 
     # Another intent whose funds arrived: too late to cancel, nothing changes.
-    token, later = await _approved_customer(
+    token, later = await approved_customer(
         http, bridge, merchant, "toolate", "USD", "USDC_ETHEREUM", copy.deepcopy(ACH),
         wallet("USDC_ETHEREUM"),
     )  # fmt: skip
