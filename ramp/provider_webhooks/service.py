@@ -187,6 +187,14 @@ async def _claim(
 ) -> tuple[list[ProviderWebhookEvent], str]:
     token = str(uuid.uuid4())
     async with db() as session:
+        # A read first: most rounds find nothing due, and SQLite's write lock is the
+        # whole database's (every worker relays every 5 s).
+        due = await session.exec(
+            select(ProviderWebhookEvent.id).where(col(ProviderWebhookEvent.due_at) <= now).limit(1)
+        )
+        if due.first() is None:
+            return [], token
+    async with db() as session:
         await begin_write(session)
         rows = (
             await session.exec(
