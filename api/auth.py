@@ -13,9 +13,9 @@ from starlette.requests import Request
 from api.errors import unauthorized
 from api.services import services
 from api.throttling import charge_project, record_auth_failure, refuse_while_locked_out
+from ramp.authentication import customer_by_claims, project_by_client_credentials
 from ramp.db.tables import Customer, Project
 from ramp.db.types import utcnow
-from ramp.security.authentication import customer_by_claims, project_by_client_credentials
 from ramp.security.credentials import CLIENT_ID_SHAPE
 from ramp.security.tokens import InvalidToken
 

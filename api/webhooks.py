@@ -28,9 +28,9 @@ from api.schemas import (
 )
 from api.services import services
 from ramp.db.tables import WebhookAttempt, WebhookDelivery, WebhookEndpoint
+from ramp.intents.events import WebhookEventType
 from ramp.webhooks import delivery_log, endpoints
 from ramp.webhooks.delivery_log import DeliveryFilters
-from ramp.webhooks.events import WebhookEventType
 from ramp.webhooks.models import DeliveryStatus
 
 # Query parameters of GET /webhooks/deliveries: the filter each sets, the values it accepts.

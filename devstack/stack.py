@@ -30,8 +30,8 @@ from ramp.config import Environment, Settings, WebhookDispatch
 from ramp.db.engine import create_engine
 from ramp.db.migrate import upgrade
 from ramp.db.tables import Project
-from ramp.onboarding.origins import DEV_ORIGINS
 from ramp.onboarding.projects import load_project, set_onboarding_origins
+from ramp.origins import DEV_ORIGINS
 from ramp.security.encryption import SecretBox
 from ramp.security.files import private_dir
 from ramp.settings_loader import load_settings, mark_stack

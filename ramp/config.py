@@ -15,7 +15,7 @@ from urllib.parse import urlsplit
 from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from ramp.ratelimit.rates import Rate, parse_rate
+from ramp.request_rates import Rate, parse_rate
 
 # Onboarding submissions are purged this many days after their intent ended
 # (docs/decisions.md, "Data at rest").

@@ -140,6 +140,67 @@ class ProviderRefusal(StrEnum):
     ORDER_NOT_CANCELLABLE = "ORDER_NOT_CANCELLABLE"
 
 
+class ProviderCallError(StrEnum):
+    """The ApplicationError types the provider activities fail with (activities/providers.py):
+    the workflow reads them, a client never sees them (it reads PROVIDER_ERROR)."""
+
+    # Retried by Temporal (the provider's Retry-After as a floor).
+    PROVIDER_UNAVAILABLE = "PROVIDER_UNAVAILABLE"
+    # Never retried: the intent fails with the provider's reason (the same code as
+    # ProviderRefusal.PROVIDER_REFUSED: one refusal, whichever side raised it).
+    PROVIDER_REFUSED = "PROVIDER_REFUSED"
+    # The provider does not accept the account's key: retried, slowly.
+    PROVIDER_CREDENTIALS_REJECTED = "PROVIDER_CREDENTIALS_REJECTED"
+    PROVIDER_NOT_SUPPORTED = "PROVIDER_NOT_SUPPORTED"
+
+
+class ProviderWebhookError(StrEnum):
+    """Refusals of `POST /v1/provider-webhooks/{providerAccountId}`."""
+
+    # Forged, stale or unsigned (401 with a `Signature` challenge); nothing stored.
+    INVALID_WEBHOOK_SIGNATURE = "INVALID_WEBHOOK_SIGNATURE"
+
+
+class OidcError(StrEnum):
+    """Why an OIDC ID token was refused (ramp/identity/oidc.py): `details.reason` of
+    INVALID_SUBJECT_TOKEN."""
+
+    OIDC_MALFORMED = "OIDC_MALFORMED"
+    OIDC_INVALID_SIGNATURE = "OIDC_INVALID_SIGNATURE"
+    OIDC_EXPIRED = "OIDC_EXPIRED"
+    OIDC_NOT_YET_VALID = "OIDC_NOT_YET_VALID"
+    OIDC_AUDIENCE_MISMATCH = "OIDC_AUDIENCE_MISMATCH"
+    OIDC_UNTRUSTED_ISSUER = "OIDC_UNTRUSTED_ISSUER"
+    OIDC_MISSING_CLAIM = "OIDC_MISSING_CLAIM"
+    OIDC_UNSUPPORTED_ALGORITHM = "OIDC_UNSUPPORTED_ALGORITHM"
+    OIDC_INVALID_KEY = "OIDC_INVALID_KEY"
+    OIDC_INVALID_CLAIMS = "OIDC_INVALID_CLAIMS"
+    OIDC_UNKNOWN_KEY = "OIDC_UNKNOWN_KEY"
+    # The issuer's signing keys could not be fetched: worth a retry.
+    OIDC_KEYS_UNAVAILABLE = "OIDC_KEYS_UNAVAILABLE"
+
+
+class SiweError(StrEnum):
+    """Why a wallet sign-in (EIP-4361) was refused (ramp/identity/wallet.py,
+    ramp/customers/wallet.py): SIWE_MALFORMED is a 400, the others a 401 with a
+    `SIWE` challenge."""
+
+    SIWE_MALFORMED = "SIWE_MALFORMED"
+    SIWE_DOMAIN_MISMATCH = "SIWE_DOMAIN_MISMATCH"
+    SIWE_URI_MISMATCH = "SIWE_URI_MISMATCH"
+    SIWE_SCHEME_MISMATCH = "SIWE_SCHEME_MISMATCH"
+    SIWE_CHAIN_MISMATCH = "SIWE_CHAIN_MISMATCH"
+    SIWE_EXPIRED = "SIWE_EXPIRED"
+    SIWE_NOT_YET_VALID = "SIWE_NOT_YET_VALID"
+    SIWE_BAD_SIGNATURE = "SIWE_BAD_SIGNATURE"
+    SIWE_NONCE_MISMATCH = "SIWE_NONCE_MISMATCH"
+    SIWE_VERIFICATION_FAILED = "SIWE_VERIFICATION_FAILED"
+    SIWE_ISSUED_AT_TOO_OLD = "SIWE_ISSUED_AT_TOO_OLD"
+    SIWE_ISSUED_AT_IN_FUTURE = "SIWE_ISSUED_AT_IN_FUTURE"
+    # The nonce is unknown, expired or already spent.
+    SIWE_NONCE_INVALID = "SIWE_NONCE_INVALID"
+
+
 class ProviderAccountError(StrEnum):
     """Refusals when a project owner connects (or changes) a provider account."""
 

@@ -25,6 +25,8 @@ from urllib.parse import urlsplit
 import jwt
 from jwt.types import Options
 
+from ramp.errors import OidcError
+
 __all__ = [
     "ALLOWED_ALGORITHMS",
     "IdentityTokenError",
@@ -47,11 +49,11 @@ MAX_TOKEN_LENGTH: Final = 16 * 1024
 class IdentityTokenError(Exception):
     """An ID token was rejected.
 
-    ``code`` is a stable machine code (``OIDC_*``); ``message`` is human text that
-    never echoes the token.
+    ``code`` is a stable machine code (an :class:`ramp.errors.OidcError`); ``message``
+    is human text that never echoes the token.
     """
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: OidcError, message: str) -> None:
         super().__init__(f"{code}: {message}")
         self.code = code
         self.message = message
@@ -103,12 +105,12 @@ class VerifiedIdentity:
 
 def _peek_claims(token: str) -> dict[str, Any]:
     if not isinstance(token, str) or len(token) > MAX_TOKEN_LENGTH:
-        raise IdentityTokenError("OIDC_MALFORMED", "token is not a JWT")
+        raise IdentityTokenError(OidcError.OIDC_MALFORMED, "token is not a JWT")
     try:
         # Signature and claims are deliberately not checked: this is only for routing.
         return jwt.decode(token, options={"verify_signature": False})
     except jwt.InvalidTokenError:
-        raise IdentityTokenError("OIDC_MALFORMED", "token is not a JWT") from None
+        raise IdentityTokenError(OidcError.OIDC_MALFORMED, "token is not a JWT") from None
 
 
 def unverified_issuer(token: str) -> str:
@@ -118,7 +120,7 @@ def unverified_issuer(token: str) -> str:
     """
     iss = _peek_claims(token).get("iss")
     if not _storable(iss):
-        raise IdentityTokenError("OIDC_MALFORMED", "token has no valid issuer")
+        raise IdentityTokenError(OidcError.OIDC_MALFORMED, "token has no valid issuer")
     assert isinstance(iss, str)
     return iss
 
@@ -134,17 +136,21 @@ def _storable(value: object) -> bool:
 
 # Checked in order, so subclasses come before their bases
 # (InvalidSignatureError is a DecodeError; all are InvalidTokenError).
-_DECODE_ERRORS: Final[tuple[tuple[type[Exception], str, str], ...]] = (
-    (jwt.InvalidSignatureError, "OIDC_INVALID_SIGNATURE", "token signature is invalid"),
-    (jwt.ExpiredSignatureError, "OIDC_EXPIRED", "token has expired"),
-    (jwt.ImmatureSignatureError, "OIDC_NOT_YET_VALID", "token is not valid yet"),
-    (jwt.InvalidAudienceError, "OIDC_AUDIENCE_MISMATCH", "token audience is not accepted"),
-    (jwt.InvalidIssuerError, "OIDC_UNTRUSTED_ISSUER", "token issuer is not trusted"),
-    (jwt.MissingRequiredClaimError, "OIDC_MISSING_CLAIM", "token lacks a required claim"),
-    (jwt.InvalidAlgorithmError, "OIDC_UNSUPPORTED_ALGORITHM", "token algorithm not accepted"),
-    (jwt.InvalidKeyError, "OIDC_INVALID_KEY", "issuer signing key is not acceptable"),
-    (jwt.DecodeError, "OIDC_MALFORMED", "token is not a valid JWT"),
-    (jwt.InvalidTokenError, "OIDC_INVALID_CLAIMS", "token claims are invalid"),
+_DECODE_ERRORS: Final[tuple[tuple[type[Exception], OidcError, str], ...]] = (
+    (jwt.InvalidSignatureError, OidcError.OIDC_INVALID_SIGNATURE, "token signature is invalid"),
+    (jwt.ExpiredSignatureError, OidcError.OIDC_EXPIRED, "token has expired"),
+    (jwt.ImmatureSignatureError, OidcError.OIDC_NOT_YET_VALID, "token is not valid yet"),
+    (jwt.InvalidAudienceError, OidcError.OIDC_AUDIENCE_MISMATCH, "token audience is not accepted"),
+    (jwt.InvalidIssuerError, OidcError.OIDC_UNTRUSTED_ISSUER, "token issuer is not trusted"),
+    (jwt.MissingRequiredClaimError, OidcError.OIDC_MISSING_CLAIM, "token lacks a required claim"),
+    (
+        jwt.InvalidAlgorithmError,
+        OidcError.OIDC_UNSUPPORTED_ALGORITHM,
+        "token algorithm not accepted",
+    ),
+    (jwt.InvalidKeyError, OidcError.OIDC_INVALID_KEY, "issuer signing key is not acceptable"),
+    (jwt.DecodeError, OidcError.OIDC_MALFORMED, "token is not a valid JWT"),
+    (jwt.InvalidTokenError, OidcError.OIDC_INVALID_CLAIMS, "token claims are invalid"),
 )
 
 
@@ -196,15 +202,17 @@ class OidcVerifier:
         try:
             header = jwt.get_unverified_header(token)
         except jwt.InvalidTokenError:
-            raise IdentityTokenError("OIDC_MALFORMED", "token is not a JWT") from None
+            raise IdentityTokenError(OidcError.OIDC_MALFORMED, "token is not a JWT") from None
         # Reject forbidden algorithms before touching the network, so alg=none/HS256
         # junk never costs a JWKS fetch.
         if header.get("alg") not in ALLOWED_ALGORITHMS:
-            raise IdentityTokenError("OIDC_UNSUPPORTED_ALGORITHM", "token algorithm not accepted")
+            raise IdentityTokenError(
+                OidcError.OIDC_UNSUPPORTED_ALGORITHM, "token algorithm not accepted"
+            )
         kid = header.get("kid")
         if not isinstance(kid, str) or not kid:
             # PyJWKClient only matches keys by kid; every mainstream issuer sets it.
-            raise IdentityTokenError("OIDC_UNKNOWN_KEY", "token header has no key id")
+            raise IdentityTokenError(OidcError.OIDC_UNKNOWN_KEY, "token header has no key id")
 
         client = self._client(issuer.jwks_url)
         # PyJWKClient raises the same PyJWKClientError for "unknown kid" and for a
@@ -215,18 +223,18 @@ class OidcVerifier:
         except (jwt.PyJWKClientError, jwt.PyJWKSetError, jwt.PyJWKError, ValueError):
             # ValueError: the endpoint answered with something that is not JSON.
             raise IdentityTokenError(
-                "OIDC_KEYS_UNAVAILABLE", "issuer signing keys could not be fetched"
+                OidcError.OIDC_KEYS_UNAVAILABLE, "issuer signing keys could not be fetched"
             ) from None
         try:
             # Served from the cached set; an unknown kid refetches once (see class doc).
             return client.get_signing_key(kid)
         except jwt.PyJWKClientConnectionError:
             raise IdentityTokenError(
-                "OIDC_KEYS_UNAVAILABLE", "issuer signing keys could not be fetched"
+                OidcError.OIDC_KEYS_UNAVAILABLE, "issuer signing keys could not be fetched"
             ) from None
         except (jwt.PyJWKClientError, jwt.PyJWKSetError, jwt.PyJWKError, ValueError):
             raise IdentityTokenError(
-                "OIDC_UNKNOWN_KEY", "token is signed with an unknown key"
+                OidcError.OIDC_UNKNOWN_KEY, "token is signed with an unknown key"
             ) from None
 
     def verify(
@@ -252,7 +260,7 @@ class OidcVerifier:
         if leeway < timedelta(0):
             raise ValueError("leeway must not be negative")
         if not isinstance(token, str) or len(token) > MAX_TOKEN_LENGTH:
-            raise IdentityTokenError("OIDC_MALFORMED", "token is not a JWT")
+            raise IdentityTokenError(OidcError.OIDC_MALFORMED, "token is not a JWT")
 
         signing_key = self._signing_key(token, issuer)
         options: Options = {
@@ -281,15 +289,15 @@ class OidcVerifier:
             for exc_type, code, text in _DECODE_ERRORS:
                 if isinstance(exc, exc_type):
                     raise IdentityTokenError(code, text) from None
-            raise IdentityTokenError("OIDC_INVALID_CLAIMS", "token was rejected") from None
+            raise IdentityTokenError(OidcError.OIDC_INVALID_CLAIMS, "token was rejected") from None
 
         # Belt and braces: PyJWT 2.10.0 compared a str issuer by substring
         # (CVE-2024-53861); the exact match is the whole point of issuer pinning.
         if claims.get("iss") != issuer.issuer:
-            raise IdentityTokenError("OIDC_UNTRUSTED_ISSUER", "token issuer is not trusted")
+            raise IdentityTokenError(OidcError.OIDC_UNTRUSTED_ISSUER, "token issuer is not trusted")
         subject = claims["sub"]
         if not _storable(subject):
-            raise IdentityTokenError("OIDC_INVALID_CLAIMS", "token subject is invalid")
+            raise IdentityTokenError(OidcError.OIDC_INVALID_CLAIMS, "token subject is invalid")
         return VerifiedIdentity(
             issuer=issuer.issuer,
             subject=subject,

@@ -15,6 +15,7 @@ from ramp.config import Environment
 from ramp.db.tables import Project, TrustedIssuer, WebhookDelivery, WebhookEndpoint
 from ramp.db.types import utcnow
 from ramp.errors import InvalidInput, NotFound
+from ramp.intents.events import WebhookEventType
 from ramp.onboarding.projects import change_onboarding_origins
 from ramp.organizations import audit
 from ramp.organizations.access import Principal, Role, organization_project
@@ -22,7 +23,6 @@ from ramp.quotes import partner_fee as quotes_partner_fee
 from ramp.quotes.partner_fee import partner_fee_bps
 from ramp.security.encryption import SecretBox
 from ramp.webhooks import delivery_log, endpoints
-from ramp.webhooks.events import WebhookEventType
 
 MAX_GRACE = timedelta(days=7)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ramp.ratelimit.limiter import Decision, Limiter, MemoryLimiter
-from ramp.ratelimit.rates import Rate, parse_rate
+from ramp.request_rates import Rate, parse_rate
 
 if TYPE_CHECKING:
     from ramp.config import Settings

@@ -7,7 +7,7 @@ import time
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 
-from ramp.ratelimit.rates import Rate
+from ramp.request_rates import Rate
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from redis.asyncio import Redis
 from redis.exceptions import RedisError
 
 from ramp.ratelimit.limiter import Decision, Limiter
-from ramp.ratelimit.rates import Rate
+from ramp.request_rates import Rate
 
 logger = logging.getLogger("ramp.ratelimit")
 

@@ -13,8 +13,8 @@ from ramp.config import Environment
 from ramp.db.tables import Project, WebhookDelivery, WebhookEndpoint
 from ramp.db.types import utcnow
 from ramp.errors import NotFound
+from ramp.intents.events import WebhookEventType
 from ramp.security.network import public_host
-from ramp.webhooks.events import WebhookEventType
 from ramp.webhooks.models import DeliveryStatus
 
 MAX_ENDPOINTS_PER_PROJECT = 20
