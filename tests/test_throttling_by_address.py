@@ -225,6 +225,24 @@ class LoginGuesser:
             retry_after(response)
 
 
+async def test_wrong_passwords_from_elsewhere_never_keep_the_owner_out(
+    service_settings: Settings, owner_account: None
+) -> None:
+    wrong = login_form(OWNER_EMAIL, "not the password at all")
+    right = login_form(OWNER_EMAIL, PASSWORD)
+    async with (
+        served_over_http(create_app(service_settings)) as base,
+        client_bound_to(base, ATTACKER) as attacker,
+        client_bound_to(base, OWNER) as owner,
+    ):
+        # The campaign's six wrong passwords (they locked the account), and twenty more.
+        for _ in range(26):
+            guess = await attacker.post("/dashboard/login", data=wrong)
+            assert guess.status_code in (401, 429), guess.text
+        mine = await owner.post("/dashboard/login", data=right)
+        assert mine.status_code == 303, mine.text
+
+
 async def test_wrong_passwords_slow_the_guesser_and_never_keep_the_owner_out(
     service_settings: Settings, owner_account: None
 ) -> None:
