@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import re
 import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 
 import httpx
+import pyotp
 import pytest
 from pydantic import ValidationError
 from redis.asyncio import Redis
@@ -308,6 +310,53 @@ async def test_guesses_sent_together_do_not_slip_through_together(
         assert set(statuses) == {401, 429}
         # Three free, the fourth sets the first wait; more only if a guess outlived it.
         assert 4 <= statuses.count(401) < 10
+
+
+def wrong_code(seed: str) -> str:
+    """A one-time code that is none of those accepted now (the current, one step either side)."""
+    totp = pyotp.TOTP(seed)
+    now = time.time()
+    accepted = {totp.at(now + step * totp.interval) for step in (-1, 0, 1)}
+    return next(code for code in ("000000", "111111", "222222", "333333") if code not in accepted)
+
+
+async def test_one_time_code_guesses_are_paced_like_passwords(
+    service_settings: Settings, sessions: async_sessionmaker[AsyncSession]
+) -> None:
+    link = await new_organization(sessions, OWNER_EMAIL)
+    right = login_form(OWNER_EMAIL, PASSWORD)
+    async with (
+        served_over_http(create_app(service_settings)) as base,
+        client_bound_to(base, ATTACKER) as attacker,
+        client_bound_to(base, OWNER) as owner,
+    ):
+        member = await join(owner, link)
+        page = await owner.get("/dashboard/security", headers=member.read)
+        found = re.search(r'id="totp-seed">([A-Z2-7]+)<', page.text)
+        assert found
+        seed = found.group(1)
+        enrolled = await owner.post(
+            "/dashboard/security",
+            data={
+                "csrf_token": member.csrf,
+                "action": "enroll",
+                "seed": seed,
+                "code": pyotp.TOTP(seed).now(),
+            },
+            headers=member.read,
+        )
+        assert enrolled.status_code == 303, enrolled.text
+        # Someone who has the password guesses the code: each wrong code is a guess.
+        guesser = LoginGuesser(attacker, free=3)
+        await guesser.until_waiting(lambda _: {**right, "totp": wrong_code(seed)})
+        assert guesser.counted >= 4
+        # The owner's own login, in its two steps (the password alone is no guess).
+        for _ in range(4):
+            asked = await owner.post("/dashboard/login", data=right)
+            assert asked.status_code == 401
+            assert 'id="totp"' in asked.text
+        coded = await owner.post("/dashboard/login", data={**right, "totp": pyotp.TOTP(seed).now()})
+        assert coded.status_code == 303, coded.text
 
 
 async def test_a_right_password_takes_back_its_attempt(
