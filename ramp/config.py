@@ -119,6 +119,7 @@ class Settings(BaseSettings):
     # that anyone could lock a project out) is still read, with today's meaning.
     auth_failures_per_client_address: str = Field(
         default="10/300",
+        alias="RAMP_AUTH_FAILURES_PER_CLIENT_ADDRESS",
         validation_alias=AliasChoices(
             "RAMP_AUTH_FAILURES_PER_CLIENT_ADDRESS", "RAMP_AUTH_FAILURES_PER_CLIENT"
         ),
