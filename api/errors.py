@@ -33,6 +33,7 @@ from ramp.errors import (
     NotFound,
     ProviderFailed,
     Refused,
+    Throttled,
     Unavailable,
     Unprocessable,
     WebhookError,
@@ -224,6 +225,7 @@ DOMAIN_ERROR_STATUS: dict[type[DomainError], int] = {
     NotFound: 404,
     Conflict: 409,
     Unprocessable: 422,
+    Throttled: 429,
     ProviderFailed: 502,
     Unavailable: 503,
 }
@@ -246,6 +248,8 @@ async def _domain_error(request: Request, exc: Exception) -> Response:
     )
     if isinstance(exc, Unavailable):
         headers = _RETRY_LATER
+    if isinstance(exc, Throttled):
+        headers = {"Retry-After": str(exc.retry_after_seconds)}
     return error_response(status, exc.code, exc.message, exc.details, headers)
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from typing import Any
 
 from uvicorn.protocols.http.h11_impl import H11Protocol
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
@@ -51,3 +52,9 @@ class EnvelopeHttpToolsProtocol(HttpToolsProtocol):
 
 # What `uvicorn.run(..., http=...)` is given: httptools (uvicorn's own "auto" choice).
 ENVELOPE_PROTOCOL: type[asyncio.Protocol] = EnvelopeHttpToolsProtocol
+
+# How `ramp api` has uvicorn serve the app (tests that need a real peer address serve it
+# so too): our protocol, and none of uvicorn's own proxy-header handling, which would
+# believe X-Forwarded-For from loopback (its default) whatever RAMP_TRUSTED_PROXIES says.
+# The app itself believes the proxies of that setting (api/app.py).
+SERVER_OPTIONS: dict[str, Any] = {"http": ENVELOPE_PROTOCOL, "proxy_headers": False}

@@ -68,6 +68,15 @@ class Unavailable(DomainError):
     """Our own dependencies did not answer; the same request may succeed later."""
 
 
+class Throttled(DomainError):
+    """Too many attempts from this caller: the next one is let through after
+    `retry_after_seconds` (whole seconds, at least 1)."""
+
+    def __init__(self, code: str, message: str, retry_after_seconds: int) -> None:
+        super().__init__(code, message, {"retryAfterSeconds": retry_after_seconds})
+        self.retry_after_seconds = retry_after_seconds
+
+
 # --- the catalogue of error codes -----------------------------------------------------
 # Every code a use case of intents and onboarding refuses with, and the kind of refusal
 # each one is. A workflow update fails with an ApplicationError whose `type` is one of
@@ -110,6 +119,17 @@ class RequestError(StrEnum):
     IDEMPOTENCY_KEY_REUSED = "IDEMPOTENCY_KEY_REUSED"
     # Another request with the same Idempotency-Key is still running (409).
     IDEMPOTENCY_KEY_IN_USE = "IDEMPOTENCY_KEY_IN_USE"
+
+
+class ThrottleError(StrEnum):
+    """Refusals of throttling (429, with Retry-After)."""
+
+    # A project's (or an address's, on unauthenticated endpoints) request budget is used up.
+    RATE_LIMITED = "RATE_LIMITED"
+    # Too many failed client-credential checks from this address (for this client id).
+    AUTH_THROTTLED = "AUTH_THROTTLED"
+    # Too many failed dashboard logins from this address (for this account): wait.
+    LOGIN_THROTTLED = "LOGIN_THROTTLED"
 
 
 class StepError(StrEnum):
@@ -224,7 +244,6 @@ class DashboardError(StrEnum):
 
     NOT_LOGGED_IN = "NOT_LOGGED_IN"
     INVALID_LOGIN = "INVALID_LOGIN"
-    LOGIN_LOCKED = "LOGIN_LOCKED"
     SESSION_EXPIRED = "SESSION_EXPIRED"
     INVALID_API_KEY = "INVALID_API_KEY"
     CSRF_FAILED = "CSRF_FAILED"

@@ -1,5 +1,5 @@
 """The admin API at the HTTP level: who may do what (the authorization matrix), the
-session cookie, CSRF, lockout, expiry, logout everywhere, API keys, the audit log."""
+session cookie, CSRF, expiry, logout everywhere, API keys, the audit log."""
 
 from __future__ import annotations
 
@@ -258,25 +258,6 @@ async def test_secrets_are_shown_once_and_never_in_the_audit_log(
     assert ("dev@acme.test", "client_secret.previous_revoked") in actions
     assert ("owner@acme.test", "member.invited") in actions
     assert all(e["ip"] for e in events.json())
-
-
-async def test_logins_are_locked_after_repeated_failures(
-    client: httpx.AsyncClient, org: Org
-) -> None:
-    for _ in range(5):
-        wrong = await client.post(
-            "/dashboard/login", data={"email": "dev@acme.test", "password": "nope nope nope"}
-        )
-        assert wrong.status_code == 401
-        assert "wrong email address or password" in wrong.text
-    # Locked: the right password is refused too, and says so.
-    locked = await client.post(
-        "/dashboard/login", data={"email": "dev@acme.test", "password": PASSWORD}
-    )
-    assert locked.status_code == 401
-    assert "locked" in locked.text
-    # Another member is not affected.
-    await login(client, "viewer@acme.test")
 
 
 async def test_logout_everywhere_ends_every_session_of_the_member(

@@ -79,12 +79,10 @@ def api(host: str, port: int, data_dir: Path | None) -> int:
     import uvicorn
 
     from api.app import create_app
-    from api.protocol import ENVELOPE_PROTOCOL
+    from api.protocol import SERVER_OPTIONS
 
     app = create_app(load_settings(data_dir))
-    uvicorn.run(
-        app, host=host, port=port, log_level="info", proxy_headers=True, http=ENVELOPE_PROTOCOL
-    )
+    uvicorn.run(app, host=host, port=port, log_level="info", **SERVER_OPTIONS)
     return 0
 
 
