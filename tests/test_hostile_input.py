@@ -217,12 +217,12 @@ async def test_crafted_cursors_are_refused(
     ):
         response = await client.get(path, params={"cursor": CRAFTED_CURSORS[name]}, headers=headers)
         assert_envelope(response, 400, "INVALID_CURSOR")
-    # A well-formed cursor still pages (to nothing here).
+    # A well-formed position is refused too: it is not signed (issue 23).
     good = _cursor(["2026-01-01T00:00:00+00:00", "00000000-0000-4000-8000-000000000000"])
     response = await client.get(
         "/v1/intent", params={"cursor": good}, headers=bearer(customer["access_token"])
     )
-    assert response.status_code == 200, response.text
+    assert_envelope(response, 400, "INVALID_CURSOR")
 
 
 async def test_control_characters_in_the_url_are_refused(
