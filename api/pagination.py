@@ -30,10 +30,10 @@ MAX_PAGE_SIZE = 100
 _MAX_CURSOR_CHARS = 300
 
 
-def page_size(request: Request) -> int:
+def page_size(request: Request, default: int = DEFAULT_PAGE_SIZE) -> int:
     raw = request.query_params.get("limit")
     if raw is None:
-        return DEFAULT_PAGE_SIZE
+        return default
     # ASCII digits only (str.isdigit and int() also take "\uff11", fullwidth one), and
     # few of them: int() refuses over 4300 digits with a ValueError.
     digits = raw.isascii() and raw.isdigit() and len(raw) <= 3
@@ -46,11 +46,13 @@ def page_size(request: Request) -> int:
     return int(raw)
 
 
-def page_request(request: Request, *, owner: str) -> PageRequest:
+def page_request(
+    request: Request, *, owner: str, default_size: int = DEFAULT_PAGE_SIZE
+) -> PageRequest:
     """The page the request's `limit` and `cursor` ask for (400 if either is invalid);
     `owner` is the id of whoever the list belongs to, as given to `next_page_link`."""
     after = _cursor(request, owner)  # checked first, as it always was
-    return PageRequest(limit=page_size(request), after=after)
+    return PageRequest(limit=page_size(request, default_size), after=after)
 
 
 def next_page_link(
@@ -61,15 +63,28 @@ def next_page_link(
     owner: str,
 ) -> dict[str, str]:
     """The `Link` header to the page that starts after `after` (none if None)."""
+    url = next_page_url(request, after, filters, owner=owner)
+    return {} if url is None else {"Link": f'<{url}>; rel="next"'}
+
+
+def next_page_url(
+    request: Request,
+    after: tuple[datetime, str] | None,
+    filters: Mapping[str, str] | None = None,
+    *,
+    owner: str,
+    default_size: int = DEFAULT_PAGE_SIZE,
+) -> str | None:
+    """The path and query of the page that starts after `after` (None if None)."""
     if after is None:
-        return {}
-    limit = page_size(request)
+        return None
+    limit = page_size(request, default_size)
     created_at, last_id = after
     position = json.dumps([created_at.isoformat(), last_id]).encode()
     encoded = base64.urlsafe_b64encode(position).decode().rstrip("=")
     signature = _box(request).cursor_signature(_signed(request, owner, encoded))
     params = urlencode({**(filters or {}), "limit": limit, "cursor": f"{encoded}.{signature}"})
-    return {"Link": f'<{request.url.path}?{params}>; rel="next"'}
+    return f"{request.url.path}?{params}"
 
 
 def _box(request: Request) -> SecretBox:

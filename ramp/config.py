@@ -21,6 +21,7 @@ from ramp.ratelimit.rates import Rate, parse_rate
 # (docs/decisions.md, "Data at rest").
 DEFAULT_WEBHOOK_RETENTION_DAYS = 30.0
 DEFAULT_KYC_RETENTION_DAYS = 90
+DEFAULT_AUDIT_RETENTION_DAYS = 365.0
 
 
 class Environment(StrEnum):
@@ -117,6 +118,10 @@ class Settings(BaseSettings):
     auth_failures_per_address: str = Field(default="50/300", alias="RAMP_AUTH_FAILURES_PER_ADDRESS")
     kyc_retention_days: float = Field(
         default=DEFAULT_KYC_RETENTION_DAYS, ge=0, alias="RAMP_KYC_RETENTION_DAYS"
+    )
+    # The dashboard's audit log: entries older than this are purged by housekeeping.
+    audit_retention_days: float = Field(
+        default=DEFAULT_AUDIT_RETENTION_DAYS, gt=0, alias="RAMP_AUDIT_RETENTION_DAYS"
     )
 
     @field_validator("public_url")
