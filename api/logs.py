@@ -18,7 +18,7 @@ _QUERY_SECRET = re.compile(
     r"(?<=[?&])([A-Za-z_]*(?:token|secret|password)[A-Za-z_]*=)[^&\s#\"]+", re.IGNORECASE
 )
 # A path segment that is itself the credential (api/dashboard/page_routes.py).
-_PATH_SECRET = re.compile(r"(/dashboard/join/)[^/?#\s\"]+")
+_PATH_SECRET = re.compile(r"(/dashboard/+join/+)[^/?#\s\"]+", re.IGNORECASE)
 ACCESS_LOGGER = "uvicorn.access"
 
 
