@@ -22,6 +22,7 @@ from starlette.types import ExceptionHandler, Scope
 from temporalio.client import WorkflowUpdateFailedError, WorkflowUpdateRPCTimeoutOrCancelledError
 from temporalio.service import RPCError
 
+from api.logs import redact
 from api.schemas import ErrorEnvelope
 from ramp.errors import (
     Conflict,
@@ -207,7 +208,8 @@ async def _update_failed(request: Request, exc: Exception) -> Response:
 
 
 async def _workflow_unreachable(request: Request, exc: Exception) -> Response:
-    logger.warning("temporal unavailable on %s %s: %s", request.method, request.url.path, exc)
+    path = redact(request.url.path)
+    logger.warning("temporal unavailable on %s %s: %s", request.method, path, exc)
     return error_response(
         503,
         IntentError.TEMPORARILY_UNAVAILABLE,
@@ -260,7 +262,8 @@ async def _endpoint_refused(request: Request, exc: Exception) -> Response:
 async def _unexpected(request: Request, exc: Exception) -> Response:
     # The client gets the envelope only. Starlette re-raises after this handler so the
     # server logs the trace; this line adds which request failed.
-    logger.error("unhandled %s on %s %s", type(exc).__name__, request.method, request.url.path)
+    path = redact(request.url.path)  # a setup link's path is its token
+    logger.error("unhandled %s on %s %s", type(exc).__name__, request.method, path)
     return error_response(500, "INTERNAL_ERROR", "an unexpected error occurred")
 
 

@@ -33,7 +33,7 @@ from ramp.db.tables import Project
 from ramp.onboarding.projects import load_project, set_onboarding_origins
 from ramp.origins import DEV_ORIGINS
 from ramp.security.encryption import SecretBox
-from ramp.security.files import private_dir
+from ramp.security.files import private_dir, private_process, tighten_files
 from ramp.settings_loader import load_settings, mark_stack
 
 DEMO_PROJECT_FILE = "demo-project.json"
@@ -102,8 +102,12 @@ class DevStack:
         return WebhookDispatch.WORKER
 
     def run(self) -> int:
-        # Databases and keys live here: the service's user only (ramp/security/files.py).
+        # Databases and keys live here: the service's user only (ramp/security/files.py),
+        # whoever writes them: this process, Temporal's dev server (its SQLite files hold
+        # labels, amounts, customer ids, deposit instructions), the worker or the API.
+        private_process()
         private_dir(self.data_dir)
+        tighten_files(self.data_dir)
         mark_stack(self.data_dir, self.environment, self.api_url)
         settings = self.settings()
         upgrade(settings)

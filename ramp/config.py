@@ -22,6 +22,7 @@ from ramp.request_rates import Rate, parse_rate
 # (docs/decisions.md, "Data at rest").
 DEFAULT_WEBHOOK_RETENTION_DAYS = 30.0
 DEFAULT_KYC_RETENTION_DAYS = 90
+DEFAULT_AUDIT_RETENTION_DAYS = 365.0
 
 
 class Environment(StrEnum):
@@ -130,6 +131,10 @@ class Settings(BaseSettings):
     trusted_proxies: str = Field(default="", alias="RAMP_TRUSTED_PROXIES")
     kyc_retention_days: float = Field(
         default=DEFAULT_KYC_RETENTION_DAYS, ge=0, alias="RAMP_KYC_RETENTION_DAYS"
+    )
+    # The dashboard's audit log: entries older than this are purged by housekeeping.
+    audit_retention_days: float = Field(
+        default=DEFAULT_AUDIT_RETENTION_DAYS, gt=0, alias="RAMP_AUDIT_RETENTION_DAYS"
     )
 
     @field_validator("public_url")
