@@ -6,6 +6,7 @@ reads the environment after that.
 
 from __future__ import annotations
 
+import ipaddress
 from dataclasses import dataclass
 from enum import StrEnum
 from functools import cached_property
@@ -115,6 +116,10 @@ class Settings(BaseSettings):
     # window closes, the right secret too.
     auth_failures_per_client: str = Field(default="20/300", alias="RAMP_AUTH_FAILURES_PER_CLIENT")
     auth_failures_per_address: str = Field(default="50/300", alias="RAMP_AUTH_FAILURES_PER_ADDRESS")
+    # Networks outside the public internet that provider API calls may reach besides
+    # public addresses (comma-separated, `10.0.0.0/8, ::1`): an operator's staging proxy,
+    # a local simulator. Empty: public addresses only (docs/decisions.md, issue 23).
+    provider_networks: str = Field(default="", alias="RAMP_PROVIDER_NETWORKS")
     kyc_retention_days: float = Field(
         default=DEFAULT_KYC_RETENTION_DAYS, ge=0, alias="RAMP_KYC_RETENTION_DAYS"
     )
@@ -141,6 +146,19 @@ class Settings(BaseSettings):
     @classmethod
     def _rate(cls, value: str) -> str:
         parse_rate(value)
+        return value.strip()
+
+    @field_validator("provider_networks")
+    @classmethod
+    def _networks(cls, value: str) -> str:
+        try:
+            for part in value.split(","):
+                if part.strip():
+                    ipaddress.ip_network(part.strip(), strict=False)
+        except ValueError:
+            raise ValueError(
+                "RAMP_PROVIDER_NETWORKS takes networks, comma-separated (10.0.0.0/8, ::1)"
+            ) from None
         return value.strip()
 
     @model_validator(mode="after")

@@ -28,10 +28,13 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 
 from api.app import create_app
 from ramp import projects
+from ramp.adapters.registry import Connectors
 from ramp.config import Environment, Settings
 from ramp.db.tables import TrustedIssuer
+from ramp.errors import InvalidInput, Unavailable
 from ramp.identity import oidc
 from ramp.identity.oidc import MAX_JWKS_BYTES
+from ramp.provider_accounts import service as provider_service
 from ramp.security.encryption import SecretBox
 from ramp.security.network import LOCAL_ALLOWED, PUBLIC_ONLY, literal_address
 from ramp.webhooks.sending import Outgoing, Signer, http_client, send
@@ -362,3 +365,50 @@ def test_a_key_set_is_fetched_within_a_size_bound() -> None:
         assert oidc.OidcVerifier().verify(id_token("a"), issuer).subject == "a"
     finally:
         stop()
+
+
+# --- provider base URLs -----------------------------------------------------------------
+
+
+async def test_a_provider_base_url_reaches_only_public_addresses_unless_the_operator_allows(
+    db: AsyncSession, live: ProjectCredentials, migrated: Settings, dns: Dns
+) -> None:
+    """An owner's `baseUrl` override is a URL the service calls with the account's API
+    key: with the deployment's defaults (no `RAMP_PROVIDER_NETWORKS`) it cannot point at
+    loopback, by address or by name."""
+    async with listening() as listener:
+
+        async def connect(base_url: str, connectors: Connectors) -> Any:
+            return await provider_service.set_provider_account(
+                db,
+                project_id=live.project_id,
+                provider_code="BRIDGE",
+                credentials={"apiKey": "sk-test-0123456789", "environment": "sandbox",
+                             "baseUrl": base_url},
+                secret_box=SecretBox.from_settings(migrated),
+                public_url=migrated.public_url,
+                connectors=connectors,
+            )  # fmt: skip
+
+        for base_url in (
+            f"http://127.0.0.1:{listener.port}/v0",
+            f"http://vm:{listener.port}/v0",
+            f"http://[64:ff9b::7f00:1]:{listener.port}/v0",
+        ):
+            with pytest.raises(InvalidInput) as refused:
+                await connect(base_url, Connectors())
+            assert refused.value.details["fields"][0]["pointer"] == "/baseUrl", base_url
+
+        # A name that passes the check and resolves to loopback when called.
+        dns.answers["bridge-proxy.example"] = ["127.0.0.1"]
+        with pytest.raises(Unavailable):
+            await connect(f"http://bridge-proxy.example:{listener.port}/v0", Connectors())
+        assert listener.connections == 0
+
+        # The operator's allowance (a staging proxy, here the listener) is honoured.
+        allowed = Connectors.from_settings(
+            derive_settings(migrated, RAMP_PROVIDER_NETWORKS="127.0.0.1/32")
+        )
+        with pytest.raises(Unavailable):  # the listener hangs up: no answer
+            await connect(f"http://bridge-proxy.example:{listener.port}/v0", allowed)
+        assert listener.connections >= 1
