@@ -18,12 +18,14 @@ import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 import httpx
 import jwt
 import pytest
 from cryptography.hazmat.primitives.asymmetric import rsa
+from sqlalchemy.ext.asyncio import async_sessionmaker
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from api.app import create_app
@@ -36,8 +38,12 @@ from ramp.identity import oidc
 from ramp.identity.oidc import MAX_JWKS_BYTES
 from ramp.provider_accounts import service as provider_service
 from ramp.security.encryption import SecretBox
+from ramp.security.keys import generated_keys
 from ramp.security.network import LOCAL_ALLOWED, PUBLIC_ONLY, literal_address
 from ramp.webhooks.sending import Outgoing, Signer, http_client, send
+from tests.helpers.cli import ramp
+from tests.helpers.dashboard import join, new_organization
+from tests.helpers.errors import assert_envelope
 from tests.helpers.identity_provider import public_jwk, serve_jwks
 from tests.helpers.projects import ProjectCredentials
 from tests.helpers.servers import derive_settings, serve
@@ -412,3 +418,46 @@ async def test_a_provider_base_url_reaches_only_public_addresses_unless_the_oper
         with pytest.raises(Unavailable):  # the listener hangs up: no answer
             await connect(f"http://bridge-proxy.example:{listener.port}/v0", allowed)
         assert listener.connections >= 1
+
+
+def test_the_cli_refuses_a_production_issuer_on_an_internal_name(tmp_path: Path) -> None:
+    """The campaign's command, as an operator runs it (`vm` is in /etc/hosts)."""
+    env = {"RAMP_ENV": "production", **generated_keys()}
+    created = ramp("project", "create", "--name", "Live", "--data-dir", str(tmp_path), env=env)
+    assert created.returncode == 0, created.stderr
+    project_id = json.loads(created.stdout)["projectId"]
+    for url in ("https://vm:18495/jwks", "https://[64:ff9b::7f00:1]:18495/jwks"):
+        refused = ramp(
+            "project", "trust-issuer", "--project-id", project_id, "--issuer", ISSUER,
+            "--audience", AUDIENCE, "--jwks-url", url, "--data-dir", str(tmp_path), env=env,
+        )  # fmt: skip
+        assert refused.returncode == 1, refused.stdout
+        assert "jwksUrl must name a public host" in refused.stderr
+        assert "Traceback" not in refused.stderr
+    accepted = ramp(
+        "project", "trust-issuer", "--project-id", project_id, "--issuer", ISSUER,
+        "--audience", AUDIENCE, "--jwks-url", "https://login.example/jwks",
+        "--data-dir", str(tmp_path), env=env,
+    )  # fmt: skip
+    assert accepted.returncode == 0, accepted.stderr
+
+
+async def test_the_admin_api_refuses_a_production_issuer_on_an_internal_name_with_the_field(
+    client: httpx.AsyncClient, sessions: async_sessionmaker[AsyncSession]
+) -> None:
+    owner = await join(client, await new_organization(sessions, "owner@shop.test"))
+    created = await client.post(
+        "/v1/admin/projects",
+        json={"name": "Live", "environment": "production"},
+        headers=owner.write,
+    )
+    assert created.status_code == 201, created.text
+    issuers = f"/v1/admin/projects/{created.json()['projectId']}/trusted-issuers"
+    for url in ("https://vm:18495/jwks", "https://metadata.google.internal/jwks"):
+        refused = await client.post(
+            issuers,
+            json={"issuer": ISSUER, "audiences": [AUDIENCE], "jwksUrl": url},
+            headers=owner.write,
+        )
+        body = assert_envelope(refused, 400, "INVALID_ISSUER")
+        assert [f["pointer"] for f in body["details"]["fields"]] == ["/jwksUrl"], url
