@@ -124,9 +124,9 @@ class NetworkPolicy:
         try:
             port = parts.port
         except ValueError:
-            raise UrlRefused(f"{field} has a port out of range (1 to 65535)") from None
+            raise UrlRefused(f"{field} must have a port from 1 to 65535") from None
         if port == 0:
-            raise UrlRefused(f"{field} has a port out of range (1 to 65535)")
+            raise UrlRefused(f"{field} must have a port from 1 to 65535")
         host = _host(parts.hostname)
         address = literal_address(host)
         if address is not None:

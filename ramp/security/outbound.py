@@ -44,7 +44,7 @@ class _PolicyBackend(httpcore.AsyncNetworkBackend):
                 addresses = await self._policy.resolve(host, port)
         except TimeoutError:
             raise httpcore.ConnectTimeout(f"{host} did not resolve in time") from None
-        except (UrlRefused, OSError) as error:
+        except (ValueError, OSError) as error:  # UrlRefused, a name getaddrinfo refuses
             raise httpcore.ConnectError(str(error)) from None
         failure: httpcore.ConnectError | httpcore.ConnectTimeout | None = None
         for address in addresses:
@@ -84,7 +84,7 @@ class _BlockingPolicyBackend(httpcore.NetworkBackend):
     ) -> httpcore.NetworkStream:
         try:
             addresses = self._policy.resolve_blocking(host, port)
-        except (UrlRefused, OSError) as error:
+        except (ValueError, OSError) as error:  # UrlRefused, a name getaddrinfo refuses
             raise httpcore.ConnectError(str(error)) from None
         failure: httpcore.ConnectError | httpcore.ConnectTimeout | None = None
         for address in addresses:
@@ -182,7 +182,7 @@ def fetch_json_blocking(
                     raise FetchFailed(f"the document is over {max_bytes} bytes")
                 if time.monotonic() > deadline:
                     raise FetchFailed(f"no whole document within {timeout_seconds:g} s")
-    except httpx.HTTPError as error:
+    except (httpx.HTTPError, httpx.InvalidURL, httpx.StreamError) as error:
         raise FetchFailed(f"{type(error).__name__}: {error}") from None
     try:
         return json.loads(body)
