@@ -33,6 +33,7 @@ from ramp import projects
 from ramp.adapters.registry import Connectors
 from ramp.config import Environment, Settings
 from ramp.db.tables import TrustedIssuer
+from ramp.db.types import utcnow
 from ramp.errors import InvalidInput, Unavailable
 from ramp.identity import oidc
 from ramp.identity.oidc import MAX_JWKS_BYTES
@@ -40,6 +41,7 @@ from ramp.provider_accounts import service as provider_service
 from ramp.security.encryption import SecretBox
 from ramp.security.keys import generated_keys
 from ramp.security.network import LOCAL_ALLOWED, PUBLIC_ONLY, literal_address
+from ramp.webhooks.sender_process import sender_process
 from ramp.webhooks.sending import Outgoing, Signer, http_client, send
 from tests.helpers.cli import ramp
 from tests.helpers.dashboard import join, new_organization
@@ -461,3 +463,17 @@ async def test_the_admin_api_refuses_a_production_issuer_on_an_internal_name_wit
         )
         body = assert_envelope(refused, 400, "INVALID_ISSUER")
         assert [f["pointer"] for f in body["details"]["fields"]] == ["/jwksUrl"], url
+
+
+async def test_the_workers_sender_process_sends_where_the_projects_policy_allows() -> None:
+    """The same policy in the worker's child process: a production project's attempt to
+    a name of loopback makes no connection, a sandbox project's does."""
+    async with listening() as listener, sender_process(4) as sender:
+        url = f"http://vm:{listener.port}/hooks"
+        production = Signer("client-1", (SECRET,), public_only=True)
+        refused = await sender.send(url, Outgoing("e-1", "T", b"{}"), production, 5, utcnow())
+        assert refused.status_code is None
+        assert listener.connections == 0
+        sandbox = Signer("client-1", (SECRET,), public_only=False)
+        await sender.send(url, Outgoing("e-2", "T", b"{}"), sandbox, 5, utcnow())
+        assert listener.connections == 1
