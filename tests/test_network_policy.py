@@ -54,8 +54,9 @@ ISSUER = "https://login.example/tenant"
 AUDIENCE = "ramp-app"
 KEY = rsa.generate_private_key(public_exponent=65537, key_size=2048)
 SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
-# A public address: where the rebinding name points when it is checked.
-PUBLIC_ADDRESS = "1.1.1.1"
+# A public address: where the rebinding name points when it is checked. An AS112 DNS
+# sink (RFC 7535): nothing there listens on the test's port, should the network reach it.
+PUBLIC_ADDRESS = "192.175.48.1"
 
 
 class Dns:
