@@ -13,11 +13,13 @@ from __future__ import annotations
 import asyncio
 import json
 import socket
+import threading
 import time
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -478,3 +480,62 @@ async def test_the_workers_sender_process_sends_where_the_projects_policy_allows
         sandbox = Signer("client-1", (SECRET,), public_only=False)
         await sender.send(url, Outgoing("e-2", "T", b"{}"), sandbox, 5, utcnow())
         assert listener.connections == 1
+
+
+class _Drip(BaseHTTPRequestHandler):
+    """A valid key set, sent a few bytes at a time over a minute."""
+
+    def do_GET(self) -> None:
+        server = self.server
+        assert isinstance(server, DripServer)
+        body = json.dumps({"keys": [public_jwk(KEY, "k1", "RS256")]}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        step = max(1, len(body) // 300)
+        for start in range(0, len(body), step):
+            if server.stop.wait(0.2):
+                return
+            try:
+                self.wfile.write(body[start : start + step])
+                self.wfile.flush()
+            except OSError:
+                return  # the client hung up
+        server.finished.set()
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+class DripServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self) -> None:
+        super().__init__(("127.0.0.1", 0), _Drip)
+        self.stop = threading.Event()
+        self.finished = threading.Event()
+
+
+def test_a_key_set_is_fetched_within_a_time_bound() -> None:
+    """Each read within the timeout is not enough: a JWKS endpoint that answers a few
+    bytes at a time cannot hold a sign-in (and a worker thread) for longer than the
+    fetch's bound."""
+    server = DripServer()
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05})
+    thread.start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}/jwks"
+        issuer = oidc.TrustedIssuer(
+            issuer=ISSUER, audiences=(AUDIENCE,), jwks_url=url, network=LOCAL_ALLOWED
+        )
+        with pytest.raises(oidc.IdentityTokenError) as refused:
+            oidc.OidcVerifier().verify(id_token("a"), issuer)
+        assert refused.value.code == "OIDC_KEYS_UNAVAILABLE"
+        # Given up while the key set was still coming.
+        assert not server.finished.is_set()
+    finally:
+        server.stop.set()
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
