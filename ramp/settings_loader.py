@@ -72,10 +72,6 @@ class InvalidSettings(ValueError):
 LOCAL_STACK_PROVIDER_NETWORKS = "127.0.0.0/8, ::1/128"
 
 
-def _given(name: str, overrides: dict[str, Any]) -> bool:
-    return name in overrides or name in os.environ
-
-
 def load_settings(data_dir: Path | None = None, **overrides: Any) -> Settings:
     """Settings from the environment, with `overrides` (by env var name) on top;
     InvalidSettings if one is refused."""
@@ -100,7 +96,7 @@ def _load_settings(data_dir: Path | None = None, **overrides: Any) -> Settings:
     if local is not None and "RAMP_ENV" not in overrides and "RAMP_ENV" not in os.environ:
         overrides["RAMP_ENV"] = local.value
         settings = Settings(**overrides)
-    if local is not None and not _given("RAMP_PROVIDER_NETWORKS", overrides):
+    if local is not None and local is settings.ramp_env and not settings.provider_networks:
         # Production on one machine calls its providers' simulators on loopback.
         overrides["RAMP_PROVIDER_NETWORKS"] = LOCAL_STACK_PROVIDER_NETWORKS
         settings = Settings(**overrides)

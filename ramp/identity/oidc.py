@@ -185,7 +185,8 @@ class _PolicyJWKClient(jwt.PyJWKClient):
 
 
 class OidcVerifier:
-    """Verifies ID tokens; holds one cached :class:`jwt.PyJWKClient` per JWKS URL.
+    """Verifies ID tokens; holds one cached :class:`jwt.PyJWKClient` per JWKS URL (and
+    network policy).
 
     Synchronous (PyJWKClient fetches with blocking ``urllib``): call :meth:`verify`
     from a worker thread in async code. Safe to share between threads: the client map
