@@ -43,6 +43,7 @@ from ramp.provider_accounts import service as provider_service
 from ramp.security.encryption import SecretBox
 from ramp.security.keys import generated_keys
 from ramp.security.network import LOCAL_ALLOWED, PUBLIC_ONLY, literal_address
+from ramp.settings_loader import load_settings, mark_stack
 from ramp.webhooks.sender_process import sender_process
 from ramp.webhooks.sending import Outgoing, Signer, http_client, send
 from tests.helpers.cli import ramp
@@ -539,3 +540,20 @@ def test_a_key_set_is_fetched_within_a_time_bound() -> None:
         server.shutdown()
         server.server_close()
         thread.join(timeout=5)
+
+
+def test_only_a_local_stack_lets_provider_calls_reach_loopback_by_default(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("RAMP_PROVIDER_NETWORKS", "RAMP_ENV", "RAMP_DATA_DIR"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.chdir(tmp_path)  # no .env of the repository's
+    local = tmp_path / "local"
+    mark_stack(local, Environment.PRODUCTION)
+    assert load_settings(local).provider_networks == "127.0.0.0/8, ::1/128"
+    monkeypatch.setenv("RAMP_PROVIDER_NETWORKS", "10.1.0.0/16")
+    assert load_settings(local).provider_networks == "10.1.0.0/16"
+    monkeypatch.delenv("RAMP_PROVIDER_NETWORKS")
+    deployed = load_settings(tmp_path / "deployed", RAMP_ENV="production", **generated_keys())
+    assert deployed.provider_networks == ""
+    assert Connectors.from_settings(deployed).network == PUBLIC_ONLY
