@@ -249,7 +249,11 @@ async def run(settings: Settings) -> None:
         async with (
             service,
             build_provider_worker(
-                client, db, SecretBox.from_settings(settings), task_queue=settings.task_queue
+                client,
+                db,
+                SecretBox.from_settings(settings),
+                connectors=Connectors.from_settings(settings),
+                task_queue=settings.task_queue,
             ),
         ):
             logger.info("worker polling task queue %r", settings.task_queue)

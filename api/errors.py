@@ -256,7 +256,9 @@ async def _domain_error(request: Request, exc: Exception) -> Response:
 
 
 async def _endpoint_refused(request: Request, exc: Exception) -> Response:
-    return error_response(400, WebhookError.INVALID_WEBHOOK_ENDPOINT, str(exc))
+    pointer = getattr(exc, "pointer", None)
+    details = {"fields": [{"pointer": pointer, "reason": str(exc)}]} if pointer else None
+    return error_response(400, WebhookError.INVALID_WEBHOOK_ENDPOINT, str(exc), details)
 
 
 async def _unexpected(request: Request, exc: Exception) -> Response:

@@ -19,6 +19,7 @@ from api.schemas.quotes import (
 )
 from api.services import services
 from ramp.adapters import catalog_quoters
+from ramp.adapters.registry import Connectors
 from ramp.catalog import Rail
 from ramp.quotes.models import Quoter
 from ramp.quotes.service import QuoteQuery, RampQuote, UnavailableQuote, project_quotes
@@ -60,6 +61,7 @@ async def get_quotes(request: Request) -> Response:
         query,
         sandbox_quoters=_quoters(),
         secret_box=SecretBox.from_settings(app.settings),
+        connectors=Connectors.from_settings(app.settings),
     )
     return json_resource(
         QuotesResource(

@@ -6,6 +6,7 @@ reads the environment after that.
 
 from __future__ import annotations
 
+import ipaddress
 from dataclasses import dataclass
 from enum import StrEnum
 from functools import cached_property
@@ -129,6 +130,11 @@ class Settings(BaseSettings):
     # Proxies whose X-Forwarded-For (and X-Forwarded-Proto) are believed: addresses or
     # networks, comma-separated. Empty: the connection's peer is the client.
     trusted_proxies: str = Field(default="", alias="RAMP_TRUSTED_PROXIES")
+
+    # Networks outside the public internet that provider API calls may reach besides
+    # public addresses (comma-separated, `10.0.0.0/8, ::1`): an operator's staging proxy,
+    # a local simulator. Empty: public addresses only (docs/decisions.md, issue 23).
+    provider_networks: str = Field(default="", alias="RAMP_PROVIDER_NETWORKS")
     kyc_retention_days: float = Field(
         default=DEFAULT_KYC_RETENTION_DAYS, ge=0, alias="RAMP_KYC_RETENTION_DAYS"
     )
@@ -165,6 +171,19 @@ class Settings(BaseSettings):
     @classmethod
     def _proxies(cls, value: str) -> str:
         return ",".join(str(network) for network in _networks(value))
+
+    @field_validator("provider_networks")
+    @classmethod
+    def _provider_networks(cls, value: str) -> str:
+        try:
+            for part in value.split(","):
+                if part.strip():
+                    ipaddress.ip_network(part.strip(), strict=False)
+        except ValueError:
+            raise ValueError(
+                "RAMP_PROVIDER_NETWORKS takes networks, comma-separated (10.0.0.0/8, ::1)"
+            ) from None
+        return value.strip()
 
     @model_validator(mode="after")
     def _dispatch_needs_postgres(self) -> Settings:

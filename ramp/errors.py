@@ -248,6 +248,8 @@ class DashboardError(StrEnum):
     INVALID_API_KEY = "INVALID_API_KEY"
     CSRF_FAILED = "CSRF_FAILED"
     FORBIDDEN = "FORBIDDEN"
+    # A trusted issuer's setting refused (its JWKS URL off the network policy, say).
+    INVALID_ISSUER = "INVALID_ISSUER"
     INVALID_LINK = "INVALID_LINK"
     WEAK_PASSWORD = "WEAK_PASSWORD"  # noqa: S105 (an error code)
     MEMBER_EXISTS = "MEMBER_EXISTS"

@@ -14,9 +14,9 @@ from ramp.config import Environment
 from ramp.db.tables import Organization, Project, ProviderAccount, TrustedIssuer
 from ramp.db.types import utcnow
 from ramp.identity import oidc
+from ramp.security import network
 from ramp.security.credentials import generate_client_credentials, hash_client_secret
 from ramp.security.encryption import SecretBox
-from ramp.security.network import public_host
 from ramp.timestamps import format_timestamp
 
 
@@ -89,10 +89,10 @@ async def trust_issuer(
     project = await session.get(Project, project_id)
     if project is None:
         raise LookupError(f"no project {project_id}")
-    if project.environment == Environment.PRODUCTION and not public_host(jwks_url):
-        # Keys are fetched from inside our network: a production project may not point
-        # us at our own services (the sandbox may, for a local identity provider).
-        raise ValueError("a production project's JWKS URL must name a public host")
+    # Keys are fetched from inside our network: a production project may not point us
+    # at our own services (the sandbox may, for a local identity provider); checked
+    # again, on the addresses connected to, at each fetch.
+    network.for_project(project.environment).check_url(jwks_url, field="jwksUrl")
     existing = (
         await session.exec(
             select(TrustedIssuer).where(

@@ -41,6 +41,7 @@ from ramp.catalog import MovementType, Rail
 from ramp.intents.models import BankDepositInstructions, CryptoDepositInstructions
 from ramp.intents.states import ProviderEventType as E
 from ramp.intents.states import StepOutcome
+from tests.helpers.production import SIMULATOR_NETWORK
 from tests.helpers.webhook_receiver import receiving
 from tests.simulators.bridge import BridgeSimulator, Fault, running
 from tests.simulators.bridge_data import WALLET, onramp, profile, sepa_account, us_account, wallet
@@ -61,7 +62,7 @@ def _fresh(bridge: BridgeSimulator) -> None:
 
 # The client gives up after a second, so a slow answer is quick to simulate. Typed as
 # the protocol: the type checker proves the Bridge connector fulfils the contract.
-connector: Connector = BridgeConnector(timeout=httpx.Timeout(1.0))
+connector: Connector = BridgeConnector(timeout=httpx.Timeout(1.0), network=SIMULATOR_NETWORK)
 
 
 def context(

@@ -13,6 +13,7 @@ from sqlmodel import select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from ramp import projects
+from ramp.adapters.registry import Connectors
 from ramp.config import Environment, Settings
 from ramp.db.tables import ProviderAccount
 from ramp.errors import Conflict, InvalidInput, NotFound, Unavailable
@@ -60,6 +61,7 @@ async def connect(
         credentials=credentials,
         secret_box=SecretBox.from_settings(settings),
         public_url=settings.public_url,
+        connectors=Connectors.from_settings(settings),
     )
 
 
@@ -222,7 +224,8 @@ async def test_sealed_credentials_are_bound_to_their_account(
 async def test_cli_sets_lists_and_disables(tmp_path: Path, bridge: BridgeSimulator) -> None:
     # The simulator serves on this event loop: the command runs in a thread.
     data = tmp_path / "prod"
-    env = {"RAMP_ENV": "production", **_cli_keys()}
+    # The simulator is on loopback: the operator allows it, as a staging proxy.
+    env = {"RAMP_ENV": "production", "RAMP_PROVIDER_NETWORKS": "127.0.0.1/32", **_cli_keys()}
     created = await asyncio.to_thread(
         ramp, "project", "create", "--name", "Shop", "--data-dir", str(data), env=env
     )

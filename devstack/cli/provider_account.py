@@ -34,6 +34,7 @@ def provider_account_set(
 ) -> int:
     """Check the credentials with the provider, store them encrypted, register our
     webhook endpoint there; print {"providerAccountId", "webhookUrl", "status"}."""
+    from ramp.adapters.registry import Connectors
     from ramp.provider_accounts import service
     from ramp.security.encryption import SecretBox
 
@@ -54,6 +55,7 @@ def provider_account_set(
                 credentials=credentials,
                 secret_box=SecretBox.from_settings(settings),
                 public_url=settings.public_url,
+                connectors=Connectors.from_settings(settings),
             )
 
     account = _run(put())

@@ -1,9 +1,10 @@
 """Verification of OIDC ID tokens from identity providers a project trusts.
 
 Pure verification: no database and no web framework. The only I/O is fetching each
-issuer's JWKS (through :class:`jwt.PyJWKClient`, i.e. blocking ``urllib``), so
-:meth:`OidcVerifier.verify` is synchronous and async callers must run it in a worker
-thread (``asyncio.to_thread`` / ``anyio.to_thread.run_sync``).
+issuer's JWKS (:class:`jwt.PyJWKClient`'s caching, our blocking fetch through the
+network policy of ramp/security/network.py), so :meth:`OidcVerifier.verify` is
+synchronous and async callers must run it in a worker thread
+(``asyncio.to_thread`` / ``anyio.to_thread.run_sync``).
 
 Typical use::
 
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import ipaddress
 import threading
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import timedelta
@@ -26,6 +28,8 @@ import jwt
 from jwt.types import Options
 
 from ramp.errors import OidcError
+from ramp.security.network import PUBLIC_ONLY, NetworkPolicy
+from ramp.security.outbound import FetchFailed, fetch_json_blocking
 
 __all__ = [
     "ALLOWED_ALGORITHMS",
@@ -44,6 +48,8 @@ ALLOWED_ALGORITHMS: Final = ("RS256", "RS384", "RS512", "ES256", "ES384", "PS256
 _REQUIRED_CLAIMS: Final = ("exp", "iat", "iss", "sub", "aud")
 # ID tokens are a few KB at most; refuse to base64/JSON-decode anything much larger.
 MAX_TOKEN_LENGTH: Final = 16 * 1024
+# A JWK set is a few KB (Google's and Microsoft's: under 10 KB).
+MAX_JWKS_BYTES: Final = 256 * 1024
 
 
 class IdentityTokenError(Exception):
@@ -76,11 +82,14 @@ class TrustedIssuer:
 
     ``jwks_url`` must be https (plain http is accepted for loopback hosts only, for
     local development and tests): keys fetched in clear text could be swapped.
+    ``network`` is where the keys may be fetched from: public addresses only unless
+    the project's environment allows more (ramp/security/network.py).
     """
 
     issuer: str
     audiences: tuple[str, ...]
     jwks_url: str
+    network: NetworkPolicy = PUBLIC_ONLY
 
     def __post_init__(self) -> None:
         # Accept any iterable from config but store an immutable tuple.
@@ -154,8 +163,35 @@ _DECODE_ERRORS: Final[tuple[tuple[type[Exception], OidcError, str], ...]] = (
 )
 
 
+class _PolicyJWKClient(jwt.PyJWKClient):
+    """PyJWKClient's caches and cooldown, with the fetch made through the network
+    policy: checked on the address connected to at each fetch (not only when the
+    issuer was registered), no redirect, bounded in time and size."""
+
+    def __init__(self, uri: str, network: NetworkPolicy, **options: Any) -> None:
+        super().__init__(uri, **options)
+        self._network = network
+
+    def fetch_data(self) -> Any:
+        try:
+            jwk_set = fetch_json_blocking(
+                self.uri, self._network, timeout_seconds=self.timeout, max_bytes=MAX_JWKS_BYTES
+            )
+        except FetchFailed as failure:
+            raise jwt.PyJWKClientConnectionError(f"JWKS not fetched: {failure}") from None
+        if not isinstance(jwk_set, dict):
+            raise jwt.PyJWKClientError("The JWKS endpoint did not return a JSON object")
+        # As PyJWKClient.fetch_data does after a successful fetch (the cooldown of
+        # forced refetches starts from it).
+        if self.jwk_set_cache is not None:
+            self.jwk_set_cache.put(jwk_set)
+        self._last_successful_fetch = time.monotonic()
+        return jwk_set
+
+
 class OidcVerifier:
-    """Verifies ID tokens; holds one cached :class:`jwt.PyJWKClient` per JWKS URL.
+    """Verifies ID tokens; holds one cached :class:`jwt.PyJWKClient` per JWKS URL (and
+    network policy).
 
     Synchronous (PyJWKClient fetches with blocking ``urllib``): call :meth:`verify`
     from a worker thread in async code. Safe to share between threads: the client map
@@ -180,22 +216,24 @@ class OidcVerifier:
         self._jwks_lifespan = jwks_lifespan.total_seconds()
         self._fetch_timeout = fetch_timeout.total_seconds()
         self._refetch_cooldown = refetch_cooldown.total_seconds()
-        self._clients: dict[str, jwt.PyJWKClient] = {}
+        self._clients: dict[tuple[str, NetworkPolicy], jwt.PyJWKClient] = {}
         self._lock = threading.Lock()
 
-    def _client(self, jwks_url: str) -> jwt.PyJWKClient:
+    def _client(self, issuer: TrustedIssuer) -> jwt.PyJWKClient:
         with self._lock:
-            client = self._clients.get(jwks_url)
+            key = (issuer.jwks_url, issuer.network)
+            client = self._clients.get(key)
             if client is None:
-                client = jwt.PyJWKClient(
-                    jwks_url,
+                client = _PolicyJWKClient(
+                    issuer.jwks_url,
+                    issuer.network,
                     cache_keys=False,
                     cache_jwk_set=True,
                     lifespan=self._jwks_lifespan,
                     timeout=self._fetch_timeout,
                     cooldown_duration=self._refetch_cooldown,
                 )
-                self._clients[jwks_url] = client
+                self._clients[key] = client
             return client
 
     def _signing_key(self, token: str, issuer: TrustedIssuer) -> jwt.PyJWK:
@@ -214,7 +252,7 @@ class OidcVerifier:
             # PyJWKClient only matches keys by kid; every mainstream issuer sets it.
             raise IdentityTokenError(OidcError.OIDC_UNKNOWN_KEY, "token header has no key id")
 
-        client = self._client(issuer.jwks_url)
+        client = self._client(issuer)
         # PyJWKClient raises the same PyJWKClientError for "unknown kid" and for a
         # broken JWKS document, so load the set first: any failure there is the
         # issuer's (OIDC_KEYS_UNAVAILABLE), a failure after it is the token's kid.

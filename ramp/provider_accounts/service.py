@@ -42,6 +42,7 @@ from ramp.db.types import utcnow
 from ramp.errors import Conflict, InvalidInput, NotFound, ProviderAccountError, Unavailable
 from ramp.provider_accounts.credentials import masked_hint, seal, unseal
 from ramp.security.encryption import SecretBox
+from ramp.security.network import UrlRefused
 from ramp.timestamps import format_timestamp
 
 log = logging.getLogger(__name__)
@@ -135,6 +136,7 @@ async def set_provider_account(
     that break the schema (the field is named, the value never quoted) or that the
     provider refuses (its reason), a provider that does not answer.
     """
+    connectors = connectors or Connectors()
     connector = _connector(provider_code, connectors)
     project = await session.get(Project, project_id)
     if project is None:
@@ -146,6 +148,15 @@ async def set_provider_account(
             "to a production project",
         )
     _validate(connector, credentials)
+    try:
+        # Checked again on the address of each call (ramp/security/network.py).
+        connectors.network.check_url(connector.base_url(credentials), field="baseUrl")
+    except UrlRefused as refused:
+        raise InvalidInput(
+            ProviderAccountError.INVALID_CREDENTIALS,
+            f"invalid {connector.code} credentials: {refused}",
+            {"fields": [{"pointer": "/baseUrl", "reason": str(refused)}]},
+        ) from None
     existing = (
         await session.exec(
             select(ProviderAccount.id).where(

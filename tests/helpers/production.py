@@ -20,6 +20,7 @@ from ramp.adapters.registry import Connectors
 from ramp.config import Environment, Settings
 from ramp.provider_accounts import service
 from ramp.security.encryption import SecretBox
+from ramp.security.network import PUBLIC_ONLY, parse_networks
 from tests.helpers.payments import register_accounts, wait_for_intent
 from tests.helpers.projects import ProjectCredentials, bearer
 from tests.helpers.servers import serve
@@ -27,11 +28,20 @@ from tests.simulators.bridge import BridgeSimulator
 from worker import build_provider_worker, build_worker
 
 BRIDGE_KEY = "sk-test-production-key"
+SIMULATOR_NETWORK = PUBLIC_ONLY.with_networks(parse_networks("127.0.0.1/32"))
 
 
 def fast_connectors() -> Connectors:
     # Short timeouts: a simulated outage answers late, and the retry comes sooner.
-    return Connectors({"BRIDGE": BridgeConnector(timeout=httpx.Timeout(3.0, connect=1.0))})
+    # The simulator listens on loopback: allowed as an operator allows a staging proxy.
+    return Connectors(
+        {
+            "BRIDGE": BridgeConnector(
+                timeout=httpx.Timeout(3.0, connect=1.0), network=SIMULATOR_NETWORK
+            )
+        },
+        network=SIMULATOR_NETWORK,
+    )
 
 
 @asynccontextmanager

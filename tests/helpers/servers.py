@@ -119,6 +119,7 @@ def derive_settings(base: Settings, **overrides: str) -> Settings:
         "RAMP_SIGNING_KEY": base.signing_key.get_secret_value(),
         "RAMP_ENCRYPTION_KEYS": base.encryption_keys.get_secret_value(),
         "RAMP_TASK_QUEUE": base.task_queue,
+        "RAMP_PROVIDER_NETWORKS": base.provider_networks,
         **overrides,
     }
     return Settings(**values)

@@ -36,6 +36,8 @@ from ramp.adapters.contract import (
     ProviderRefused,
     ProviderUnavailable,
 )
+from ramp.security import outbound
+from ramp.security.network import PUBLIC_ONLY, NetworkPolicy
 
 from .credentials import api_key
 
@@ -131,13 +133,21 @@ def _classify(response: httpx.Response, fields: FieldMapper | None) -> Exception
 class BridgeClient:
     """One provider account's view of the Bridge API (use as an async context manager)."""
 
-    def __init__(self, ctx: ProviderContext, *, timeout: httpx.Timeout = TIMEOUT) -> None:
+    def __init__(
+        self,
+        ctx: ProviderContext,
+        *,
+        timeout: httpx.Timeout = TIMEOUT,
+        network: NetworkPolicy = PUBLIC_ONLY,
+    ) -> None:
         self._base_url = ctx.base_url.rstrip("/")
-        self._http = httpx.AsyncClient(
+        # The base URL may be an account's override: it reaches only what the network
+        # policy permits, checked on the address each connection is made to.
+        self._http = outbound.async_client(
+            network,
             base_url=self._base_url,
             timeout=timeout,
             headers={"Api-Key": api_key(ctx), "Accept": "application/json"},
-            follow_redirects=False,
         )
 
     async def __aenter__(self) -> Self:
