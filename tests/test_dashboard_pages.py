@@ -36,6 +36,10 @@ async def test_a_project_made_in_the_pages_works_against_the_public_api(
     home = await client.get("/dashboard", headers=owner.read)
     assert home.status_code == 200
     assert "No project yet" in home.text
+    # A sandbox server says where its demo project is, and what a production project
+    # made here is.
+    assert "belongs to the first organization made with" in home.text
+    assert "This server runs the sandbox" in home.text
     for header in ("content-security-policy", "x-frame-options", "referrer-policy"):
         assert header in home.headers
     created = await client.post(
@@ -58,6 +62,13 @@ async def test_a_project_made_in_the_pages_works_against_the_public_api(
         page = await client.get(path, headers=owner.read)
         assert page.status_code == 200, (path, page.text)
         assert secret not in page.text
+        title = re.search(r"<title>(.*?)</title>", page.text, re.S)
+        assert title, path
+        assert "<" not in title.group(1), (path, title.group(1))
+    project_page = await client.get(base, headers=owner.read)
+    assert "<title>Shop · Ramp</title>" in project_page.text
+    # The partner fee section is on the page once, in its body.
+    assert project_page.text.count('id="fee"') == 1
     rotated = await client.post(
         base + "/rotate-secret",
         data={"csrf_token": owner.csrf, "grace_hours": "0"},

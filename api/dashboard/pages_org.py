@@ -12,7 +12,7 @@ from api.dashboard.rendering import field, logged_in, page, posted, redirect, re
 from api.services import services
 from ramp.db.tables import Organization
 from ramp.errors import Conflict, InvalidInput
-from ramp.organizations import api_keys, audit, members
+from ramp.organizations import api_keys, audit, members, project_admin
 from ramp.organizations.access import Role
 
 
@@ -130,4 +130,14 @@ async def audit_page(request: Request) -> Response:
     who, organization = await logged_in(request)
     async with services(request).db() as session:
         found = await audit.recent(session, who.principal.organization_id)
-    return render(request, "audit.html", {"events": found}, 200, who, organization)
+        projects = await project_admin.list_projects(session, who.principal)
+    # Changes to a project (its webhooks, issuers, secret...) name it.
+    project_names = {project.id: project.name for project in projects}
+    return render(
+        request,
+        "audit.html",
+        {"events": found, "project_names": project_names},
+        200,
+        who,
+        organization,
+    )
