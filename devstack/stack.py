@@ -117,7 +117,7 @@ class DevStack:
         settings = self.settings()
         started = time.monotonic()
         upgrade(settings)
-        self.step(f"database ready in {self.data_dir} (migrations applied)", started)
+        self.step(f"database migrated in {self.data_dir}", started)
         demo: DemoCredentials | None = None
         if self.environment is Environment.SANDBOX:
             started = time.monotonic()
@@ -155,6 +155,7 @@ class DevStack:
                 started,
             )
             supervisor.log("starting the worker and the API; waiting until /healthz answers")
+            children_started = time.monotonic()
             supervisor.start(ChildSpec("worker", [*ramp, "worker"], env=env))
             if env["RAMP_WEBHOOK_DISPATCH"] == WebhookDispatch.SEPARATE:
                 supervisor.start(ChildSpec("dispatcher", [*ramp, "dispatcher"], env=env))
@@ -164,7 +165,9 @@ class DevStack:
                 )
             )
             threading.Thread(
-                target=self._announce_when_healthy, args=(supervisor, demo), daemon=True
+                target=self._announce_when_healthy,
+                args=(supervisor, demo, children_started),
+                daemon=True,
             ).start()
             return supervisor.wait()
 
@@ -181,12 +184,16 @@ class DevStack:
             client = await temporal.connect(settings)
             await ensure_search_attributes(client, settings.temporal_namespace)
 
-    def _announce_when_healthy(self, supervisor: Supervisor, demo: DemoCredentials | None) -> None:
+    def _announce_when_healthy(
+        self, supervisor: Supervisor, demo: DemoCredentials | None, children_started: float
+    ) -> None:
         deadline = time.monotonic() + STARTUP_TIMEOUT_SECONDS
         while time.monotonic() < deadline:
             try:
                 if httpx.get(f"{self.api_url}/healthz", timeout=2).status_code == 200:
-                    took = time.monotonic() - self.started_at
+                    now = time.monotonic()
+                    supervisor.log(f"worker and API answering ({now - children_started:.1f} s)")
+                    took = now - self.started_at
                     supervisor.log(self.banner(demo, took))
                     return
             except httpx.HTTPError:
@@ -226,8 +233,8 @@ class DevStack:
                 f"  Health:             {self.api_url}/healthz",
                 f"  Temporal UI:        {ui}",
                 f"  Dashboard:          {self.api_url}/dashboard "
-                f"(first: {ramp} org create --name NAME --owner-email EMAIL;",
-                "                      it owns the demo project)",
+                f"(first: {ramp} org create --name NAME --owner-email EMAIL,",
+                "                      which gets the demo project)",
                 f"  Demo project id:    {demo.project_id}",
                 f"  Demo client id:     {demo.client_id}",
                 f"  Demo client secret: {demo.client_secret}",

@@ -19,9 +19,10 @@ def test_sandbox_serves_the_integration_order_and_keeps_data(tmp_path: Path) -> 
         # Each step of the start says what it did and how long it took.
         for step in (
             "[ramp] starting the sandbox stack",
-            "[ramp] database ready in ",
+            "[ramp] database migrated in ",
             "[ramp] demo project created (",
             "[ramp] Temporal dev server answering (",
+            "[ramp] worker and API answering (",
             "[ramp] sandbox is ready (",
         ):
             assert step in dev.log, (step, dev.log)
