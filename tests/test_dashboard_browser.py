@@ -243,9 +243,9 @@ async def test_an_owner_runs_a_sandbox_project_from_the_setup_link(
     text = (await uri.inner_text()).strip()
     assert text.startswith("otpauth://totp/")
     assert "secret=" in text
+    await _shot(page, "security-360")
     await page.locator('button[data-copy="totp-uri"]').click()
     assert await page.evaluate("navigator.clipboard.readText()") == text
-    await _shot(page, "security-360")
     await context.close()
 
 
