@@ -18,6 +18,13 @@ from ramp.projects import NO_PROVIDER_ACCOUNT, project_providers
 # empty when the project routes through no provider (a production project before its
 # first provider account).
 HINT_HEADER = "Ramp-Hint"
+NO_PROVIDER_HINT_HEADERS = (
+    (
+        HINT_HEADER,
+        "Present when the list is empty because the project routes through no provider "
+        "(no provider account connected, or none healthy): says so and how to connect one",
+    ),
+)
 
 
 def _hinted(response: Response, providers: tuple[Provider, ...]) -> Response:

@@ -49,6 +49,10 @@ async def test_production_project_routes_only_through_configured_providers(
     for answer in (routes, providers):
         assert "no provider account" in answer.headers["Ramp-Hint"]
         assert "ramp provider-account set" in answer.headers["Ramp-Hint"]
+    # ... and the OpenAPI document says so.
+    document = (await production_client.get("/v1/openapi.json")).json()
+    for path in ("/providers", "/currencies/supported"):
+        assert "Ramp-Hint" in document["paths"][path]["get"]["responses"]["200"]["headers"]
     requirements = await production_client.get(
         "/v1/external-accounts/requirements",
         params={"src": "USD", "dest": "USDC_ETHEREUM"},
