@@ -54,7 +54,7 @@ def dev(
     started_at = time.monotonic()
     # Before the imports below (a second or more on a cold cache): the start says at once
     # what it is doing.
-    click.echo(f"[ramp] starting the {environment} stack", nl=True)
+    click.echo(f"[ramp] starting the {environment} stack")
     from devstack.stack import DevStack
     from ramp.config import Environment
     from ramp.settings_loader import StackMismatch

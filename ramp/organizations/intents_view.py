@@ -166,14 +166,15 @@ async def intent_detail(
             .limit(MAX_LISTED)
         )
     ).all()
-    customer = await session.get(Customer, intent.customer_id)
+    # Its id only: the customer's metadata (encrypted, maybe personal) stays unread.
+    customers = await customer_external_ids(session, project.id, [intent.customer_id])
     return IntentDetail(
         intent,
         list(steps),
         transaction,
         events,
         list(deliveries),
-        customer.external_id if customer is not None else None,
+        customers.get(intent.customer_id),
     )
 
 
