@@ -57,7 +57,7 @@ ensure_venv() {
   .venv/bin/python -m pip install --quiet --upgrade pip
   .venv/bin/python -m pip install -e ".${extra:+[$extra]}"
   touch "$stamp"
-  echo "   installed in $(step_done "$started") (later starts skip this step)"
+  echo "   installed in $(step_done "$started") (later runs skip this step)"
 }
 
 # Caches the bytecode of our own packages (skipped when up to date). Each process the
