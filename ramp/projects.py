@@ -111,6 +111,16 @@ async def trust_issuer(
     return trusted
 
 
+# What a project with no provider in routing is told wherever that leaves it without
+# routes (empty catalog lists, an unsupported route): what is missing, and what to do. A
+# production project starts so; a sandbox project has its mock providers.
+NO_PROVIDER_ACCOUNT = (
+    "the project has no provider account in routing (none connected, or none healthy): "
+    "connect one with `ramp provider-account set --project-id ID --provider BRIDGE "
+    "--credentials-file FILE` or on the dashboard's Providers page"
+)
+
+
 async def project_providers(session: AsyncSession, project: Project) -> tuple[Provider, ...]:
     """The providers that take part in this project's routing, in catalog order."""
     return tuple(provider for provider, _ in await routing_accounts(session, project.id))

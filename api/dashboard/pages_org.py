@@ -13,7 +13,7 @@ from api.pagination import next_page_url, page_request
 from api.services import services
 from ramp.db.tables import Organization
 from ramp.errors import Conflict, InvalidInput
-from ramp.organizations import api_keys, audit, members
+from ramp.organizations import api_keys, audit, members, project_admin
 from ramp.organizations.access import Role
 
 # Entries per page of the dashboard's audit log (`limit` in the URL takes 1 to 100).
@@ -138,8 +138,12 @@ async def audit_page(request: Request) -> Response:
         organization_id,
         page_request(request, owner=organization_id, default_size=AUDIT_PAGE_SIZE),
     )
+    async with services(request).db() as session:
+        projects = await project_admin.list_projects(session, who.principal)
     context = {
         "events": found.items,
+        # Changes to a project (its webhooks, issuers, secret...) name it.
+        "project_names": {project.id: project.name for project in projects},
         # The newest page has no cursor; any other links back to it.
         "paged": "cursor" in request.query_params,
         "retention_days": f"{services(request).settings.audit_retention_days:g}",

@@ -26,7 +26,7 @@ from ramp.config import Environment
 from ramp.db.tables import Project
 from ramp.errors import IntentError, InvalidInput, RequestError
 from ramp.money import AmountProblem, Money
-from ramp.projects import routing_accounts
+from ramp.projects import NO_PROVIDER_ACCOUNT, routing_accounts
 from ramp.quotes.accounts import account_quoters
 from ramp.quotes.models import ProviderQuote, Quoter, RailQuoteRequest
 from ramp.quotes.partner_fee import after_partner_fee, partner_fee, partner_fee_bps
@@ -132,7 +132,8 @@ async def quote_route(
     if not serving:
         raise InvalidInput(
             "UNSUPPORTED_ROUTE",
-            f"no provider of the project serves {source.code} to {destination.code}",
+            f"no provider of the project serves {source.code} to {destination.code}"
+            + (f": {NO_PROVIDER_ACCOUNT}" if not providers else ""),
             {"src": source.code, "dest": destination.code},
         )
     candidates = [
