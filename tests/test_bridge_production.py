@@ -384,8 +384,9 @@ class _RegistersTogether(BridgeConnector):
     """Bridge's connector, whose payout registrations all answer at one moment (as two
     intents of one customer paying out to new accounts at once may)."""
 
-    def __init__(self, parties: int) -> None:
-        super().__init__()
+    def __init__(self, parties: int, settings: Settings) -> None:
+        # Calls the simulator on loopback, as the deployment's settings allow.
+        super().__init__(network=Connectors.from_settings(settings).network)
         self._together = asyncio.Barrier(parties)
 
     async def register_account(
@@ -414,7 +415,7 @@ async def test_payout_accounts_registered_at_once_are_all_remembered(
         )  # fmt: skip
         payouts.append(payout)
     box = SecretBox.from_settings(production)
-    connector = _RegistersTogether(len(payouts))
+    connector = _RegistersTogether(len(payouts), production)
     connectors = Connectors({"BRIDGE": connector})
     activities = ProviderActivities(sessions, box, connectors)
     _, _, ctx = await provider_context(
