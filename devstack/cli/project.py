@@ -166,8 +166,8 @@ def _change_origins(
     remove: tuple[str, ...] = (),
 ) -> int:
     from ramp.config import Environment
-    from ramp.onboarding.origins import InvalidOrigin, normalize_origins
     from ramp.onboarding.projects import load_project, set_onboarding_origins
+    from ramp.origins import InvalidOrigin, normalize_origins
 
     settings = command_settings(data_dir)
 
