@@ -117,7 +117,7 @@ class DevStack:
         private_process()
         private_dir(self.data_dir)
         tighten_files(self.data_dir)
-        mark_stack(self.data_dir, self.environment, self.api_url)
+        mark_stack(self.data_dir, self.environment, self.api_url, self.database_url)
         settings = self.settings()
         started = time.monotonic()
         upgrade(settings)

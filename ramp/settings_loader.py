@@ -8,9 +8,10 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
+from sqlalchemy import make_url
 
-from ramp.config import Environment, Settings
-from ramp.security.files import private_dir
+from ramp.config import Environment, Settings, sync_database_url
+from ramp.security.files import PRIVATE_FILE_MODE, private_dir
 from ramp.security.keys import dev_keys
 
 # Written by `ramp dev` into its data dir: which environment that local stack runs, so
@@ -33,10 +34,16 @@ def stack_environment(data_dir: Path) -> Environment | None:
     return None
 
 
-def mark_stack(data_dir: Path, environment: Environment, public_url: str | None = None) -> None:
+def mark_stack(
+    data_dir: Path,
+    environment: Environment,
+    public_url: str | None = None,
+    database_url: str | None = None,
+) -> None:
     """Records the local stack's environment (and where its API is served, for the
-    webhook URLs the commands print); a data dir never changes environment (its
-    projects, keys and Temporal history belong to one)."""
+    webhook URLs the commands print, and the database it runs on: None for SQLite in
+    the data dir); a data dir never changes environment (its projects, keys and
+    Temporal history belong to one)."""
     found = stack_environment(data_dir)
     if found is not None and found is not environment:
         raise StackMismatch(
@@ -44,16 +51,62 @@ def mark_stack(data_dir: Path, environment: Environment, public_url: str | None 
             f"for {environment.value}"
         )
     private_dir(data_dir)
-    stack = {"environment": environment.value, "publicUrl": public_url}
-    (data_dir / STACK_FILE).write_text(json.dumps(stack))
+    stack = {"environment": environment.value, "publicUrl": public_url, "databaseUrl": database_url}
+    path = data_dir / STACK_FILE
+    # 0600 before anything is written: a PostgreSQL URL may carry its password.
+    os.close(os.open(path, os.O_WRONLY | os.O_CREAT, PRIVATE_FILE_MODE))
+    os.chmod(path, PRIVATE_FILE_MODE)
+    path.write_text(json.dumps(stack))
+
+
+def _stack_record(data_dir: Path) -> dict[str, Any]:
+    path = data_dir / STACK_FILE
+    if not path.exists():
+        return {}
+    found: dict[str, Any] = json.loads(path.read_text())
+    return found
 
 
 def _stack_public_url(data_dir: Path) -> str | None:
-    path = data_dir / STACK_FILE
-    if not path.exists():
-        return None
-    found = json.loads(path.read_text()).get("publicUrl")
+    found = _stack_record(data_dir).get("publicUrl")
     return str(found) if found else None
+
+
+def check_stack_database(settings: Settings) -> None:
+    """StackMismatch when a command would use another database than the local stack
+    of its data dir runs on (the credentials it printed would not work there), or
+    would create a SQLite database beside a stack that keeps its data elsewhere."""
+    data_dir = settings.data_dir
+    record = _stack_record(data_dir)
+    if not record:
+        return  # no `ramp dev` here: a deployment's settings, or a new data dir
+    in_data_dir = f"sqlite:///{data_dir / 'ramp.db'}"
+    ours = settings.database_url or in_data_dir
+    if "databaseUrl" in record:
+        theirs = record["databaseUrl"] or in_data_dir
+        if _same_database(ours, theirs):
+            return
+        raise StackMismatch(
+            f"{data_dir} holds a local stack on {_shown(theirs)}, but this command would use "
+            f"{_shown(ours)}: pass --database-url with the stack's database (or unset "
+            "DATABASE_URL), or use another --data-dir"
+        )
+    # A stack started before the database was recorded: its SQLite file tells.
+    if _same_database(ours, in_data_dir) and not (data_dir / "ramp.db").exists():
+        raise StackMismatch(
+            f"{data_dir} holds a local stack without {data_dir / 'ramp.db'}: it keeps its "
+            "data in another database; pass that --database-url (a command never creates "
+            "a second database beside a stack)"
+        )
+
+
+def _same_database(first: str, second: str) -> bool:
+    return make_url(sync_database_url(first)) == make_url(sync_database_url(second))
+
+
+def _shown(url: str) -> str:
+    """A database URL for a message: without its password."""
+    return make_url(url).render_as_string(hide_password=True)
 
 
 class InvalidSettings(ValueError):
@@ -92,6 +145,11 @@ def _load_settings(data_dir: Path | None = None, **overrides: Any) -> Settings:
     if data_dir is not None:
         overrides["RAMP_DATA_DIR"] = str(data_dir)
     settings = Settings(**overrides)
+    # The database the data dir's local stack runs on, unless one was given.
+    recorded = _stack_record(settings.data_dir).get("databaseUrl")
+    if recorded and not settings.database_url:
+        overrides["DATABASE_URL"] = recorded
+        settings = Settings(**overrides)
     local = stack_environment(settings.data_dir)
     if local is not None and "RAMP_ENV" not in overrides and "RAMP_ENV" not in os.environ:
         overrides["RAMP_ENV"] = local.value

@@ -1,23 +1,30 @@
 """The customer's cancellation in recorded histories: the `customer-cancel` patch is in
 the history, the recorded cancellation replays (tests/test_replay.py replays every
-history), and a cancel that no longer voids the order fails the replay."""
+history), and a cancel that no longer voids the order fails the replay. Since issue 23
+the run ends in a workflow task of its own (`close-apart`): a deposit event that arrives
+meanwhile is ignored, and a workflow that ends in the answering task again fails the
+replay of a history recorded since."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import pytest
 from temporalio.client import WorkflowHistory
 from temporalio.workflow import NondeterminismError
 
-from tests.histories.changed import CancelWithoutVoidWorkflow
+from tests.histories.changed import CancelWithoutVoidWorkflow, ClosingInTheAnswerWorkflow
 from tests.histories.record import HISTORIES
 from tests.histories.snapshots import differences, replay, state_file
-from workflows.intents import CUSTOMER_CANCEL, IntentWorkflow
+from workflows.intents import CLOSE_APART, CUSTOMER_CANCEL, IntentWorkflow
 
 CANCELLED = HISTORIES / "intent_cancelled.json"
+# Recorded with CLOSE_APART: a deposit event after the cancel's answer, before the end.
+DEPOSIT_LATE = HISTORIES / "intent_cancelled_deposit_late.json"
 
 
-def _history() -> WorkflowHistory:
-    return WorkflowHistory.from_json("intent-cancelled", CANCELLED.read_text())
+def _history(file: Path = CANCELLED) -> WorkflowHistory:
+    return WorkflowHistory.from_json(file.stem, file.read_text())
 
 
 def test_the_recorded_cancellation_carries_the_patch_marker() -> None:
@@ -34,6 +41,26 @@ async def test_the_recorded_cancellation_replays_with_its_state() -> None:
 async def test_a_cancel_that_no_longer_voids_the_order_fails_the_replay() -> None:
     with pytest.raises(NondeterminismError):
         await replay(_history(), CancelWithoutVoidWorkflow)
+
+
+def test_a_cancel_recorded_before_close_apart_ends_in_its_answering_task() -> None:
+    assert CLOSE_APART not in _patch_ids(_history())
+
+
+async def test_a_deposit_after_the_answer_is_ignored_while_the_run_closes() -> None:
+    history = _history(DEPOSIT_LATE)
+    assert f'"id":"{CLOSE_APART}"' in _patch_ids(history)
+    replayed = await replay(history, IntentWorkflow)
+    assert differences(history, replayed, state_file(DEPOSIT_LATE)) == []
+    assert replayed.result.status == "CANCELLED"
+
+
+async def test_closing_in_the_answering_task_again_fails_the_replay() -> None:
+    with pytest.raises(NondeterminismError):
+        await replay(_history(DEPOSIT_LATE), ClosingInTheAnswerWorkflow)
+    # Histories from before the patch replay on it as they did.
+    replayed = await replay(_history(), ClosingInTheAnswerWorkflow)
+    assert replayed.result.status == "CANCELLED"
 
 
 def _patch_ids(history: WorkflowHistory) -> str:

@@ -6,9 +6,13 @@ import json
 import subprocess
 from pathlib import Path
 
-from ramp.config import Settings
+from sqlmodel.ext.asyncio.session import AsyncSession
+
+from ramp.config import Environment, Settings
+from ramp.db.tables import Project
 from ramp.security.credentials import client_secret_matches
 from ramp.security.tokens import CustomerClaims, TokenService
+from ramp.settings_loader import STACK_FILE, mark_stack
 from tests.helpers.cli import ramp
 
 
@@ -91,3 +95,110 @@ def test_production_never_invents_keys(tmp_path: Path) -> None:
     assert result.returncode != 0
     assert "RAMP_ENCRYPTION_KEYS is not set" in result.stderr
     assert not (tmp_path / "keys.json").exists()
+
+
+# --- the database of the data dir's stack (issue 23) -------------------------------------
+
+
+async def test_commands_use_the_database_their_stack_runs_on(
+    tmp_path: Path, migrated: Settings, db: AsyncSession
+) -> None:
+    """`ramp dev --database-url URL` records URL in its data dir; `ramp project create
+    --data-dir D` used to create a SQLite ramp.db in D instead and print credentials the
+    running API refused. Here the stack's database is the test run's (PostgreSQL in
+    that pass)."""
+    data = tmp_path / "stack"
+    mark_stack(data, Environment.SANDBOX, "http://127.0.0.1:8000", migrated.database_url)
+    assert (data / STACK_FILE).stat().st_mode & 0o777 == 0o600  # the URL may hold a password
+    created = ramp("project", "create", "--name", "On the stack", "--data-dir", str(data))
+    assert created.returncode == 0, created.stderr
+    project_id = json.loads(created.stdout)["projectId"]
+    assert await db.get(Project, project_id) is not None
+    assert not (data / "ramp.db").exists()
+
+
+def test_a_command_refuses_another_database_than_its_stacks(tmp_path: Path) -> None:
+    data = tmp_path / "stack"
+    mark_stack(data, Environment.SANDBOX, None, f"sqlite:///{tmp_path / 'stack.db'}")
+    elsewhere = f"sqlite:///{tmp_path / 'elsewhere.db'}"
+    given = ramp(
+        "project", "create", "--name", "A", "--data-dir", str(data), "--database-url", elsewhere
+    )
+    from_env = ramp(
+        "org",
+        "create",
+        "--name",
+        "A",
+        "--owner-email",
+        "a@b.test",
+        "--data-dir",
+        str(data),
+        env={"DATABASE_URL": elsewhere},
+    )
+    for refused in (given, from_env):
+        assert refused.returncode == 1, refused.stdout
+        assert "holds a local stack on sqlite:///" in refused.stderr
+        assert "Traceback" not in refused.stderr
+    assert not (tmp_path / "elsewhere.db").exists()
+    assert not (data / "ramp.db").exists()
+
+
+def test_a_stack_from_before_the_record_is_not_given_a_second_database(tmp_path: Path) -> None:
+    """A data dir of an older `ramp dev --database-url` (its stack.json without the
+    database, keys, no ramp.db): a command refuses rather than creating SQLite there."""
+    data = tmp_path / "stack"
+    data.mkdir()
+    (data / STACK_FILE).write_text(json.dumps({"environment": "sandbox", "publicUrl": None}))
+    refused = ramp("project", "create", "--name", "A", "--data-dir", str(data))
+    assert refused.returncode == 1, refused.stdout
+    assert "pass that --database-url" in refused.stderr
+    assert not (data / "ramp.db").exists()
+
+
+def test_every_data_command_takes_database_url(tmp_path: Path) -> None:
+    database = tmp_path / "chosen.db"
+    url = f"sqlite:///{database}"
+    created = ramp(
+        "project", "create", "--name", "A", "--data-dir", str(tmp_path / "d"), "--database-url", url
+    )
+    assert created.returncode == 0, created.stderr
+    project_id = json.loads(created.stdout)["projectId"]
+    assert database.exists()
+    assert not (tmp_path / "d" / "ramp.db").exists()
+    fee = ramp(
+        "project",
+        "set-partner-fee",
+        "--project-id",
+        project_id,
+        "--bps",
+        "25",
+        "--data-dir",
+        str(tmp_path / "d"),
+        "--database-url",
+        url,
+    )
+    assert fee.returncode == 0, fee.stderr
+    for command in (
+        ["org", "create"],
+        ["project", "rotate-secret"],
+        ["project", "trust-issuer"],
+        ["project", "allow-origin"],
+        ["project", "disallow-origin"],
+        ["project", "set-partner-fee"],
+        ["provider-account", "set"],
+        ["provider-account", "list"],
+        ["provider-account", "disable"],
+        ["webhook", "add"],
+        ["webhook", "list"],
+        ["webhook", "enable"],
+        ["webhook", "disable"],
+        ["webhook", "remove"],
+        ["webhook", "listen"],
+        ["db", "upgrade"],
+        ["keys", "rotate"],
+        ["api"],
+        ["worker"],
+        ["dispatcher"],
+    ):
+        helped = ramp(*command, "--help")
+        assert "--database-url" in helped.stdout, command

@@ -3,6 +3,7 @@ session cookie, CSRF, expiry, logout everywhere, API keys, the audit log."""
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from dataclasses import dataclass
 from datetime import timedelta
@@ -19,7 +20,9 @@ from api.app import create_app
 from ramp.config import Settings
 from ramp.db.tables import AuditEvent, DashboardSession
 from ramp.db.types import utcnow
+from ramp.organizations import sessions as dashboard_sessions
 from ramp.organizations.access import Role
+from ramp.security.encryption import SecretBox
 from tests.helpers.dashboard import (
     PASSWORD,
     Member,
@@ -273,6 +276,53 @@ async def test_logout_everywhere_ends_every_session_of_the_member(
             await client.get("/v1/admin/projects", headers=session.read), 401, "NOT_LOGGED_IN"
         )
     assert (await client.get("/v1/admin/projects", headers=org.owner.read)).status_code == 200
+
+
+# Rounds of the race below, each with this many creates beside the logout: before the
+# fix, one round in five or six ended in a 500 (StaleDataError) on PostgreSQL.
+LOGOUT_RACES = 20
+CREATES_PER_RACE = 10
+
+
+async def test_api_keys_created_while_the_session_ends_are_201_or_401(
+    client: httpx.AsyncClient, org: Org, db: AsyncSession, secret_box: SecretBox
+) -> None:
+    """Issue 23: `POST /v1/admin/api-keys` ended in an unhandled StaleDataError under
+    load. A call resumes its session and, a minute after its last use, writes
+    `last_seen_at`; a logout (or logout everywhere, or an expiry) deleting the session
+    between the read and the write left that UPDATE without a row. Each call is now
+    either served (201) or, its session gone, `401 NOT_LOGGED_IN`."""
+    answers: list[int] = []
+    for _ in range(LOGOUT_RACES):
+        # A fresh session per round (the service's login, not the throttled form).
+        logged_in = await dashboard_sessions.login(
+            db, email="owner@acme.test", password=PASSWORD, ip="127.0.0.1", secret_box=secret_box
+        )
+        cookie = {"Cookie": f"{org.owner.cookie_name}={logged_in.token}"}
+        csrf = logged_in.session.csrf_token
+        # Last used over a minute ago: every call of the burst writes last_seen_at.
+        await db.exec(update(DashboardSession).values(last_seen_at=utcnow() - timedelta(minutes=5)))
+        await db.commit()
+        creates = [
+            client.post(
+                "/v1/admin/api-keys",
+                json={"name": f"race {i}", "role": "viewer"},
+                headers={**cookie, "X-CSRF-Token": csrf},
+            )
+            for i in range(CREATES_PER_RACE)
+        ]
+        logout = client.post("/dashboard/logout", data={"csrf_token": csrf}, headers=cookie)
+        # The logout among the first calls: the later ones read the session before or
+        # after its deletion, some of them between their read and their write.
+        answered = await asyncio.gather(*creates[:3], logout, *creates[3:])
+        logged_out, created = answered[3], answered[:3] + answered[4:]
+        assert logged_out.status_code == 303, logged_out.text
+        for response in created:
+            answers.append(response.status_code)
+            if response.status_code != 201:
+                assert_envelope(response, 401, "NOT_LOGGED_IN")
+    listed = (await client.get("/v1/admin/api-keys", headers=org.owner.read)).json()
+    assert len(listed) == answers.count(201)
 
 
 async def test_the_session_cookie_is_host_prefixed_secure_httponly_and_lax(

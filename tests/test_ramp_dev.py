@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 from pathlib import Path
@@ -9,6 +10,8 @@ from pathlib import Path
 import httpx
 
 from bench.sandbox import SandboxProcess, descendants
+from ramp.config import Settings
+from tests.helpers.cli import ramp
 
 
 def test_sandbox_serves_the_integration_order_and_keeps_data(tmp_path: Path) -> None:
@@ -78,4 +81,28 @@ def test_sandbox_serves_the_integration_order_and_keeps_data(tmp_path: Path) -> 
     finally:
         code, left = again.interrupt()
     assert code == 0, again.log
+    assert left == []
+
+
+def test_commands_reach_the_database_of_a_stack_started_with_database_url(
+    tmp_path: Path, migrated: Settings
+) -> None:
+    """Issue 23: `ramp project create --data-dir D` against `ramp dev --database-url URL`
+    made a SQLite ramp.db in D and printed credentials the running API refused. URL is
+    the test run's database (PostgreSQL in that pass)."""
+    data = tmp_path / "data"
+    dev = SandboxProcess(data, database_url=migrated.database_url)
+    try:
+        dev.credentials()
+        created = ramp("project", "create", "--name", "Shop", "--data-dir", str(data))
+        assert created.returncode == 0, created.stderr
+        body = json.loads(created.stdout)
+        routes = httpx.get(
+            f"{dev.api}/v1/currencies/supported", auth=(body["clientId"], body["clientSecret"])
+        )
+        assert routes.status_code == 200, routes.text
+        assert not (data / "ramp.db").exists()
+    finally:
+        code, left = dev.interrupt()
+    assert code == 0, dev.log
     assert left == []

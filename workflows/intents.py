@@ -63,6 +63,10 @@ OPEN_UPDATE_WAIT = timedelta(minutes=1)
 CUSTOMER_CANCEL = "customer-cancel"
 # Marks a refused intent's workflow in the Temporal UI (RampIntentStatus).
 REFUSED = "REFUSED"
+# Added with issue 23: the run ends in a workflow task of its own, after CLOSING_DELAY,
+# never in the task that answered an update (see `_close`).
+CLOSE_APART = "close-apart"
+CLOSING_DELAY = timedelta(seconds=1)
 
 
 @workflow.defn
@@ -110,8 +114,22 @@ class IntentWorkflow(ConnectorSteps):
             except TimeoutError:
                 await self._expire(state)
             await workflow.wait_condition(lambda: lifecycle.is_terminal(state))
-        await workflow.wait_condition(workflow.all_handlers_finished)
+        await self._close()
         return IntentOutcome(intent_id=request.intent_id, status=state.status if state else None)
+
+    async def _close(self) -> None:
+        """Waits for the handlers, then lets the run end in a workflow task of its own.
+
+        The server refuses a task that completes the workflow while a new event (a
+        provider's signal) arrived during it, and drops that task's update answers with
+        it: a cancel racing a deposit got "unexpected workflow task failure" (503), after
+        the order was voided and CANCELLED recorded. A timer first answers the update in
+        this task; a refused closing task then holds nothing but the closing. A refused
+        intent (no state) still ends at once: nothing signals it."""
+        await workflow.wait_condition(workflow.all_handlers_finished)
+        if self._state is not None and workflow.patched(CLOSE_APART):
+            await workflow.sleep(CLOSING_DELAY)
+            await workflow.wait_condition(workflow.all_handlers_finished)
 
     async def _run_connector(self, state: IntentState) -> None:
         """A real provider's intent: the driver walks the provider's flow while this

@@ -6,8 +6,7 @@ from pathlib import Path
 
 import click
 
-from devstack.cli.common import DATA_DIR_OPTION
-from ramp.settings_loader import load_settings
+from devstack.cli.common import command_settings, data_options
 
 
 @click.group()
@@ -16,12 +15,12 @@ def db() -> None:
 
 
 @db.command("upgrade")
-@DATA_DIR_OPTION
+@data_options
 def db_upgrade(data_dir: Path | None) -> int:
     """Apply every schema migration (SQLite in the data dir, or DATABASE_URL)."""
     from ramp.db.migrate import upgrade
 
-    upgrade(load_settings(data_dir))
+    upgrade(command_settings(data_dir))
     click.echo("database schema is up to date", err=True)
     return 0
 
@@ -51,7 +50,7 @@ def keys_generate() -> int:
     default=None,
     help="The new encryption key (Fernet, base64); a fresh one is generated if omitted.",
 )
-@DATA_DIR_OPTION
+@data_options
 def keys_rotate(new_key: str | None, data_dir: Path | None) -> int:
     """Re-encrypt every encrypted column under a new key (first in RAMP_ENCRYPTION_KEYS).
 
@@ -71,7 +70,7 @@ def keys_rotate(new_key: str | None, data_dir: Path | None) -> int:
     from ramp.security.keys import generate_encryption_key, replace_dev_encryption_keys
     from ramp.security.rotation import rotate_all
 
-    settings = load_settings(data_dir)
+    settings = command_settings(data_dir)
     upgrade(settings)
     old = settings.encryption_keys.get_secret_value()
     key = new_key or generate_encryption_key()

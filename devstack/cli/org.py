@@ -8,8 +8,7 @@ from pathlib import Path
 
 import click
 
-from devstack.cli.common import DATA_DIR_OPTION, command_session
-from ramp.settings_loader import load_settings
+from devstack.cli.common import command_session, command_settings, data_options
 
 
 @click.group()
@@ -20,7 +19,7 @@ def org() -> None:
 @org.command("create")
 @click.option("--name", required=True, help="Organization name.")
 @click.option("--owner-email", required=True, help="The owner's email address (their login).")
-@DATA_DIR_OPTION
+@data_options
 def org_create(name: str, owner_email: str, data_dir: Path | None) -> int:
     """Create an organization; print its id and the owner's setup link (24 h, one use).
 
@@ -32,7 +31,7 @@ def org_create(name: str, owner_email: str, data_dir: Path | None) -> int:
     from ramp.errors import DomainError
     from ramp.organizations import members
 
-    settings = load_settings(data_dir)
+    settings = command_settings(data_dir)
     upgrade(settings)
     marker = settings.data_dir / DEMO_PROJECT_FILE
     demo_project_id = (

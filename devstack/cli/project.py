@@ -8,8 +8,7 @@ from pathlib import Path
 
 import click
 
-from devstack.cli.common import DATA_DIR_OPTION, command_session
-from ramp.settings_loader import load_settings
+from devstack.cli.common import command_session, command_settings, data_options
 
 
 @click.group()
@@ -24,14 +23,14 @@ def project() -> None:
     default=None,
     help="The organization that owns it (from `ramp org create`); a new one if omitted.",
 )
-@DATA_DIR_OPTION
+@data_options
 def project_create(name: str, organization_id: str | None, data_dir: Path | None) -> int:
     """Create a project; print its ids and client credentials as JSON (secret shown once)."""
     from ramp import projects
     from ramp.db.migrate import upgrade
     from ramp.security.encryption import SecretBox
 
-    settings = load_settings(data_dir)
+    settings = command_settings(data_dir)
     upgrade(settings)
 
     async def create() -> projects.NewProject:
@@ -72,7 +71,7 @@ def project_create(name: str, organization_id: str | None, data_dir: Path | None
     is_flag=True,
     help="Rotate even while the previous secret's grace period runs (it stops working).",
 )
-@DATA_DIR_OPTION
+@data_options
 def project_rotate_secret(
     project_id: str, grace_hours: float, force: bool, data_dir: Path | None
 ) -> int:
@@ -82,7 +81,7 @@ def project_rotate_secret(
     from ramp import projects
     from ramp.security.encryption import SecretBox
 
-    settings = load_settings(data_dir)
+    settings = command_settings(data_dir)
 
     async def rotate() -> projects.RotatedSecret:
         async with command_session(settings) as session:
@@ -107,14 +106,14 @@ def project_rotate_secret(
 @click.option("--issuer", required=True, help="The OIDC issuer (the tokens' `iss`).")
 @click.option("--audience", "audiences", multiple=True, required=True, help="Repeatable.")
 @click.option("--jwks-url", required=True, help="Where the issuer publishes its keys.")
-@DATA_DIR_OPTION
+@data_options
 def project_trust_issuer(
     project_id: str, issuer: str, audiences: tuple[str, ...], jwks_url: str, data_dir: Path | None
 ) -> int:
     """Accept ID tokens of an OIDC issuer as `subject_token` for a project."""
     from ramp import projects
 
-    settings = load_settings(data_dir)
+    settings = command_settings(data_dir)
 
     async def trust() -> None:
         async with command_session(settings) as session:
@@ -143,7 +142,7 @@ def project_trust_issuer(
     required=True,
     help="scheme://host[:port] that may embed the hosted onboarding page; repeatable.",
 )
-@DATA_DIR_OPTION
+@data_options
 def project_allow_origin(project_id: str, origins: tuple[str, ...], data_dir: Path | None) -> int:
     """Let an origin embed the hosted onboarding page (and receive its messages)."""
     return _change_origins(project_id, data_dir, add=origins)
@@ -152,7 +151,7 @@ def project_allow_origin(project_id: str, origins: tuple[str, ...], data_dir: Pa
 @project.command("disallow-origin")
 @click.option("--project-id", required=True)
 @click.option("--origin", "origins", multiple=True, required=True, help="Repeatable.")
-@DATA_DIR_OPTION
+@data_options
 def project_disallow_origin(
     project_id: str, origins: tuple[str, ...], data_dir: Path | None
 ) -> int:
@@ -170,7 +169,7 @@ def _change_origins(
     from ramp.onboarding.projects import load_project, set_onboarding_origins
     from ramp.origins import InvalidOrigin, normalize_origins
 
-    settings = load_settings(data_dir)
+    settings = command_settings(data_dir)
 
     async def change() -> list[str]:
         async with command_session(settings) as session:
@@ -196,13 +195,13 @@ def _change_origins(
     required=True,
     help="The project's fee in basis points of the source amount (100 = 1 %), 0 to 1000.",
 )
-@DATA_DIR_OPTION
+@data_options
 def project_set_partner_fee(project_id: str, bps: int, data_dir: Path | None) -> int:
     """Set the partner fee shown in quotes and recorded on transactions."""
     from ramp.errors import DomainError
     from ramp.quotes.partner_fee import set_partner_fee
 
-    settings = load_settings(data_dir)
+    settings = command_settings(data_dir)
 
     async def change() -> int:
         async with command_session(settings) as session:

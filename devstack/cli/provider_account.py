@@ -10,9 +10,8 @@ from typing import Any
 
 import click
 
-from devstack.cli.common import DATA_DIR_OPTION, command_session
+from devstack.cli.common import command_session, command_settings, data_options
 from ramp.errors import DomainError
-from ramp.settings_loader import load_settings
 
 
 @click.group("provider-account")
@@ -29,7 +28,7 @@ def provider_account() -> None:
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
     help="A JSON file with the credentials (see docs/providers.md for each provider's schema).",
 )
-@DATA_DIR_OPTION
+@data_options
 def provider_account_set(
     project_id: str, provider: str, credentials_file: Path, data_dir: Path | None
 ) -> int:
@@ -45,7 +44,7 @@ def provider_account_set(
         raise click.ClickException(f"the credentials file is not JSON: {error}") from None
     if not isinstance(credentials, dict):
         raise click.ClickException("the credentials file must hold a JSON object")
-    settings = load_settings(data_dir)
+    settings = command_settings(data_dir)
 
     async def put() -> service.ProviderAccountView:
         async with command_session(settings) as session:
@@ -74,12 +73,12 @@ def provider_account_set(
 
 @provider_account.command("list")
 @click.option("--project-id", required=True)
-@DATA_DIR_OPTION
+@data_options
 def provider_account_list(project_id: str, data_dir: Path | None) -> int:
     """Print the project's provider accounts as JSON (masked credential hints only)."""
     from ramp.provider_accounts import service
 
-    settings = load_settings(data_dir)
+    settings = command_settings(data_dir)
 
     async def listed() -> list[service.ProviderAccountView]:
         async with command_session(settings) as session:
@@ -95,7 +94,7 @@ def provider_account_list(project_id: str, data_dir: Path | None) -> int:
 @click.option("--project-id", required=True)
 @click.option("--provider", default=None, help="The provider's code, e.g. BRIDGE.")
 @click.option("--provider-account-id", default=None)
-@DATA_DIR_OPTION
+@data_options
 def provider_account_disable(
     project_id: str, provider: str | None, provider_account_id: str | None, data_dir: Path | None
 ) -> int:
@@ -104,7 +103,7 @@ def provider_account_disable(
 
     if (provider is None) == (provider_account_id is None):
         raise click.UsageError("name the account with --provider or --provider-account-id")
-    settings = load_settings(data_dir)
+    settings = command_settings(data_dir)
 
     async def disable() -> service.ProviderAccountView:
         async with command_session(settings) as session:

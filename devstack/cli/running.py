@@ -9,8 +9,7 @@ from pathlib import Path
 
 import click
 
-from devstack.cli.common import DATA_DIR_OPTION
-from ramp.settings_loader import load_settings
+from devstack.cli.common import DATA_DIR_OPTION, command_settings, data_options
 
 
 @click.command()
@@ -80,7 +79,7 @@ def dev(
 @click.command()
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=8000, show_default=True)
-@DATA_DIR_OPTION
+@data_options
 def api(host: str, port: int, data_dir: Path | None) -> int:
     """Serve the HTTP API (configured by environment)."""
     import uvicorn
@@ -88,13 +87,13 @@ def api(host: str, port: int, data_dir: Path | None) -> int:
     from api.app import create_app
     from api.protocol import SERVER_OPTIONS
 
-    app = create_app(load_settings(data_dir))
+    app = create_app(command_settings(data_dir))
     uvicorn.run(app, host=host, port=port, log_level="info", **SERVER_OPTIONS)
     return 0
 
 
 @click.command()
-@DATA_DIR_OPTION
+@data_options
 def worker(data_dir: Path | None) -> int:
     """Run a Temporal worker (configured by environment)."""
     import logging
@@ -102,12 +101,12 @@ def worker(data_dir: Path | None) -> int:
     import worker as worker_module
 
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
-    asyncio.run(worker_module.run(load_settings(data_dir)))
+    asyncio.run(worker_module.run(command_settings(data_dir)))
     return 0
 
 
 @click.command()
-@DATA_DIR_OPTION
+@data_options
 def dispatcher(data_dir: Path | None) -> int:
     """Make webhook deliveries (configured by environment; for workers started with
     RAMP_WEBHOOK_DISPATCH=separate, which leave them to this process)."""
@@ -115,7 +114,7 @@ def dispatcher(data_dir: Path | None) -> int:
 
     import webhook_dispatcher
 
-    settings = load_settings(data_dir)
+    settings = command_settings(data_dir)
     if not settings.on_postgresql:
         raise click.ClickException(webhook_dispatcher.NEEDS_POSTGRES)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")

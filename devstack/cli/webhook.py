@@ -12,8 +12,7 @@ from typing import TYPE_CHECKING, TypeVar
 import click
 from sqlmodel.ext.asyncio.session import AsyncSession
 
-from devstack.cli.common import DATA_DIR_OPTION, command_session
-from ramp.settings_loader import load_settings
+from devstack.cli.common import command_session, command_settings, data_options
 
 if TYPE_CHECKING:
     from ramp.db.tables import Project, WebhookEndpoint
@@ -40,7 +39,7 @@ def webhook() -> None:
     help="Repeatable; default: every event type.",
 )
 @click.option("--description", default=None)
-@DATA_DIR_OPTION
+@data_options
 def webhook_add(
     project_id: str,
     url: str,
@@ -69,7 +68,7 @@ def webhook_add(
 
 @webhook.command("list")
 @PROJECT_OPTION
-@DATA_DIR_OPTION
+@data_options
 def webhook_list(project_id: str, data_dir: Path | None) -> int:
     """List a project's webhook endpoints as JSON."""
     from ramp.webhooks import endpoints
@@ -85,7 +84,7 @@ def webhook_list(project_id: str, data_dir: Path | None) -> int:
 def _switch(enabled: bool) -> click.Command:
     @PROJECT_OPTION
     @click.option("--id", "endpoint_id", required=True, help="The endpoint's id.")
-    @DATA_DIR_OPTION
+    @data_options
     def command(project_id: str, endpoint_id: str, data_dir: Path | None) -> int:
         from ramp.webhooks import endpoints
 
@@ -111,7 +110,7 @@ webhook.add_command(_switch(False))
 @webhook.command("remove")
 @PROJECT_OPTION
 @click.option("--id", "endpoint_id", required=True, help="The endpoint's id.")
-@DATA_DIR_OPTION
+@data_options
 def webhook_remove(project_id: str, endpoint_id: str, data_dir: Path | None) -> int:
     """Remove a webhook endpoint (its delivery log stays)."""
     from ramp.webhooks import endpoints
@@ -144,7 +143,7 @@ def webhook_remove(project_id: str, endpoint_id: str, data_dir: Path | None) -> 
     default=None,
     help="Read the secret of this project from the service's database instead (sandbox data dir).",
 )
-@DATA_DIR_OPTION
+@data_options
 def webhook_listen(
     host: str, port: int, secret: str | None, project_id: str | None, data_dir: Path | None
 ) -> int:
@@ -160,7 +159,7 @@ def webhook_listen(
 
         async def read(session: AsyncSession) -> str:
             project = await _project(session, str(project_id))
-            box = SecretBox.from_settings(load_settings(data_dir))
+            box = SecretBox.from_settings(command_settings(data_dir))
             return signing_secrets(project, box, utcnow())[0]
 
         secret = _run(data_dir, read)
@@ -190,7 +189,7 @@ def _run(data_dir: Path | None, work: Callable[[AsyncSession], Awaitable[T]]) ->
     """Runs `work` in a session on the configured database (migrated first)."""
     from ramp.db.migrate import upgrade
 
-    settings = load_settings(data_dir)
+    settings = command_settings(data_dir)
     upgrade(settings)
 
     async def run() -> T:

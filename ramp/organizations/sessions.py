@@ -11,7 +11,8 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 import pyotp
-from sqlmodel import col, delete, select
+from sqlalchemy.orm.attributes import set_committed_value
+from sqlmodel import col, delete, select, update
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from ramp.db.tables import DashboardSession, OrgMember
@@ -106,19 +107,27 @@ async def resume(session: AsyncSession, token: str) -> tuple[DashboardSession, O
     found = await session.get(DashboardSession, token_hash(token))
     if found is None:
         raise _refused(DashboardError.NOT_LOGGED_IN, "log in first")
+    # Statements, not the ORM's unit of work: a logout (or another request's expiry)
+    # may delete the row meanwhile, and the ORM would take the missing row for an
+    # error (StaleDataError on a touch, a warning on a second delete).
     if found.expires_at <= now or found.last_seen_at + IDLE_TIMEOUT <= now:
-        await session.delete(found)
+        await session.exec(delete(DashboardSession).where(col(DashboardSession.id) == found.id))
         await session.commit()
         raise _refused(DashboardError.SESSION_EXPIRED, "the session expired: log in again")
     member = await session.get(OrgMember, found.member_id)
     if member is None:
         raise _refused(DashboardError.NOT_LOGGED_IN, "log in first")
     if now - found.last_seen_at >= _TOUCH_EVERY:
-        found.last_seen_at = now
-        session.add(found)
+        touched = await session.exec(
+            update(DashboardSession)
+            .where(col(DashboardSession.id) == found.id)
+            .values(last_seen_at=now)
+        )
         await session.commit()
-        await session.refresh(found)
-        await session.refresh(member)
+        if touched.rowcount != 1:
+            # Ended since it was read: logged out.
+            raise _refused(DashboardError.NOT_LOGGED_IN, "log in first")
+        set_committed_value(found, "last_seen_at", now)
     return found, member
 
 

@@ -122,3 +122,17 @@ class CancelWithoutVoidWorkflow(IntentWorkflow):
             cancellation.cancel(state, self._now())
             await self._record(state)
             return state
+
+
+@workflow.defn(name="IntentWorkflow")
+class ClosingInTheAnswerWorkflow(IntentWorkflow):
+    """IntentWorkflow as before CLOSE_APART: it ends in the workflow task that answered
+    its last update. A history recorded since (intent_cancelled_deposit_late.json) must no
+    longer replay."""
+
+    @workflow.run
+    async def run(self, request: IntentRequest) -> IntentOutcome:
+        return await super().run(request)
+
+    async def _close(self) -> None:
+        await workflow.wait_condition(workflow.all_handlers_finished)

@@ -83,6 +83,7 @@ DEV_SERVER_PATHS = (
     "refused_marked",
     "cancelled",
     "cancelled_unfunded",
+    "cancelled_deposit_late",
 )
 TIME_SKIPPING_PATHS = ("expired", "expired_unfunded", "opened_late")
 # Production intents through the Bridge connector: tests/histories/record_connector.py.
@@ -541,6 +542,32 @@ async def record_cancelled_unfunded(stack: Stack) -> Recorded:
     return Recorded(intent_id, IntentStatus.CANCELLED)
 
 
+async def record_cancelled_deposit_late(stack: Stack) -> Recorded:
+    """A cancel answered, then the sandbox provider's deposit event arrives while the
+    workflow closes (CLOSE_APART): ignored, the intent stays CANCELLED (issue 23)."""
+    _, token = await stack.customer("replay-cancelled-deposit-late")
+    accounts = await register_accounts(stack.http, token)
+    first = await _new_intent(stack, token, accounts)
+    await complete_onboarding(stack.http, stack.project, token, first["intent"]["id"])
+    envelope = await _new_intent(stack, token, accounts)
+    assert envelope["transaction"] is not None, envelope
+    intent_id = envelope["intent"]["id"]
+    response = await stack.http.post(
+        f"/v1/intent/{intent_id}/cancel", headers={"Authorization": f"Bearer {token}"}
+    )
+    assert response.status_code == 200, response.text
+    # As the sandbox's endpoint signals when it read the projection before the cancel.
+    await stack.handle(intent_id).signal(
+        IntentWorkflow.report_provider_event,
+        ProviderEvent(
+            event_id="replay-late-deposit",
+            transaction_id=envelope["transaction"]["id"],
+            type=ProviderEventType.DEPOSIT_RECEIVED,
+        ),
+    )
+    return Recorded(intent_id, IntentStatus.CANCELLED)
+
+
 _DEV_SERVER_RECORDERS: dict[str, Callable[[Stack], Awaitable[Recorded]]] = {
     "autocomplete": record_autocomplete,
     "onboarding": record_onboarding,
@@ -552,6 +579,7 @@ _DEV_SERVER_RECORDERS: dict[str, Callable[[Stack], Awaitable[Recorded]]] = {
     "refused_marked": record_refused_marked,
     "cancelled": record_cancelled,
     "cancelled_unfunded": record_cancelled_unfunded,
+    "cancelled_deposit_late": record_cancelled_deposit_late,
 }
 
 
