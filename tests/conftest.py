@@ -15,6 +15,7 @@ from typing import Any
 
 import httpx
 import pytest
+from argon2 import PasswordHasher, profiles
 from sqlalchemy import create_engine as create_sync_engine
 from sqlalchemy import text
 from sqlalchemy.exc import IntegrityError
@@ -29,6 +30,7 @@ from api.app import create_app
 from ramp.config import Settings, sync_database_url
 from ramp.db.engine import create_engine, session_factory
 from ramp.db.migrate import upgrade
+from ramp.organizations import secrets as organization_secrets
 from ramp.security.encryption import SecretBox
 from ramp.security.keys import generated_keys
 from tests.helpers.projects import ProjectCredentials, make_customer, make_project
@@ -119,6 +121,22 @@ def database_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         with admin.begin() as connection:
             connection.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
         admin.dispose()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _cheap_password_hashes() -> Iterator[None]:
+    """Dashboard passwords hashed in the test process with argon2id at its cheapest:
+    the service's parameters (RFC 9106, 64 MiB) cost 0.2 s of CPU per hash and per
+    login, which a module making four members per test paid dozens of times over. The
+    work factor is a deployment cost, not a behaviour; the service's own parameters run
+    in every test of a process (`ramp dev`, the CLI)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(
+            organization_secrets, "_HASHER", PasswordHasher.from_parameters(profiles.CHEAPEST)
+        )
+        organization_secrets._dummy_hash.cache_clear()
+        yield
+    organization_secrets._dummy_hash.cache_clear()
 
 
 @pytest.fixture(scope="session")
