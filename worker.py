@@ -38,6 +38,7 @@ from ramp import temporal
 from ramp.adapters import ProviderAdapters, catalog_adapters
 from ramp.adapters.registry import Connectors
 from ramp.config import (
+    DEFAULT_AUDIT_RETENTION_DAYS,
     DEFAULT_KYC_RETENTION_DAYS,
     DEFAULT_WEBHOOK_RETENTION_DAYS,
     Settings,
@@ -124,15 +125,17 @@ def build_worker(
     dispatch: WebhookDispatch = WebhookDispatch.WORKER,
     kyc_retention: timedelta = timedelta(days=DEFAULT_KYC_RETENTION_DAYS),
     webhook_retention: timedelta = timedelta(days=DEFAULT_WEBHOOK_RETENTION_DAYS),
+    audit_retention: timedelta = timedelta(days=DEFAULT_AUDIT_RETENTION_DAYS),
     task_queue: str = temporal.TASK_QUEUE,
 ) -> ServiceWorker:
     """The worker with every workflow and activity, and the webhook dispatcher unless
     `dispatch` leaves deliveries to `ramp dispatcher` processes (dispatcher.py); database
     work goes through `db`, secrets (webhook signing keys) are decrypted with
     `secret_box`; onboarding submissions are purged `kyc_retention` after their intent
-    ended, and the webhook log `webhook_retention` after its deliveries ended."""
+    ended, the webhook log `webhook_retention` after its deliveries ended, and the audit
+    log's entries once `audit_retention` old."""
     policy = delivery or DeliveryPolicy()
-    housekeeping = HousekeepingActivities(db, secret_box, kyc_retention)
+    housekeeping = HousekeepingActivities(db, secret_box, kyc_retention, audit_retention)
     # SQLite has one writer: this process's writes queue here rather than in its lock.
     writer = sqlite_writer(db)
     if dispatcher is None and dispatch is WebhookDispatch.WORKER:
@@ -233,6 +236,7 @@ async def run(settings: Settings) -> None:
         dispatch=settings.webhook_dispatch,
         kyc_retention=timedelta(days=settings.kyc_retention_days),
         webhook_retention=timedelta(days=settings.webhook_retention_days),
+        audit_retention=timedelta(days=settings.audit_retention_days),
         task_queue=settings.task_queue,
     )
     listening: asyncio.Task[None] | None = None
@@ -245,7 +249,11 @@ async def run(settings: Settings) -> None:
         async with (
             service,
             build_provider_worker(
-                client, db, SecretBox.from_settings(settings), task_queue=settings.task_queue
+                client,
+                db,
+                SecretBox.from_settings(settings),
+                connectors=Connectors.from_settings(settings),
+                task_queue=settings.task_queue,
             ),
         ):
             logger.info("worker polling task queue %r", settings.task_queue)

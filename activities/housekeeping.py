@@ -10,7 +10,7 @@ from sqlmodel import col
 from sqlmodel.ext.asyncio.session import AsyncSession
 from temporalio import activity
 
-from ramp.config import DEFAULT_KYC_RETENTION_DAYS
+from ramp.config import DEFAULT_AUDIT_RETENTION_DAYS, DEFAULT_KYC_RETENTION_DAYS
 from ramp.db.tables import WalletNonce
 from ramp.db.types import utcnow
 from ramp.housekeeping import (
@@ -21,6 +21,7 @@ from ramp.housekeeping import (
 )
 from ramp.idempotency.store import purge_expired as purge_expired_keys
 from ramp.onboarding.retention import purge_batch
+from ramp.organizations import audit
 from ramp.security.encryption import SecretBox
 
 
@@ -30,20 +31,23 @@ class HousekeepingActivities:
         db: async_sessionmaker[AsyncSession],
         secret_box: SecretBox,
         kyc_retention: timedelta = timedelta(days=DEFAULT_KYC_RETENTION_DAYS),
+        audit_retention: timedelta = timedelta(days=DEFAULT_AUDIT_RETENTION_DAYS),
     ) -> None:
         self._db = db
         self._box = secret_box
         self._kyc_retention = kyc_retention
+        self._audit_retention = audit_retention
 
     @activity.defn
     async def purge_expired_nonces(self, request: NoncePurge) -> NoncePurgeResult:
-        """Nonces past their retention, and Idempotency-Key records older than 24 hours
-        (in this activity so that the workflow, and its recorded histories, stay as
-        they are)."""
+        """Nonces past their retention, Idempotency-Key records older than 24 hours and
+        audit log entries older than the audit retention (in this activity so that the
+        workflow, and its recorded histories, stay as they are)."""
         now = utcnow()
         cutoff = now - timedelta(seconds=request.retention_seconds)
         async with self._db() as session:
             keys = await purge_expired_keys(session, now)
+            audited = await audit.purge_expired(session, now - self._audit_retention)
             result = await session.exec(
                 delete(WalletNonce).where(
                     or_(
@@ -55,6 +59,8 @@ class HousekeepingActivities:
             await session.commit()
         if keys:
             activity.logger.info("purged %d idempotency records", keys)
+        if audited:
+            activity.logger.info("purged %d audit log entries", audited)
         return NoncePurgeResult(deleted=result.rowcount)
 
     @activity.defn

@@ -37,7 +37,6 @@ from ramp.catalog import (
     provider_by_id,
 )
 from ramp.db.engine import begin_write
-from ramp.db.projection import project
 from ramp.db.tables import (
     ExternalAccount,
     IntentRow,
@@ -62,6 +61,7 @@ from ramp.intents.models import (
     RequirementSpec,
     TransactionRequest,
 )
+from ramp.intents.projection import project
 from ramp.projects import routing_accounts
 from ramp.quotes.partner_fee import partner_fee_bps
 from ramp.quotes.receipt import order_receipt

@@ -24,7 +24,7 @@ from datetime import timedelta
 from typing import Any
 
 from sqlalchemy.ext.asyncio import async_sessionmaker
-from sqlmodel import col, select
+from sqlmodel import col, select, update
 from sqlmodel.ext.asyncio.session import AsyncSession
 from temporalio import activity
 from temporalio.exceptions import ApplicationError, ApplicationErrorCategory
@@ -45,12 +45,9 @@ from ramp.adapters.contract import (
 from ramp.adapters.registry import Connectors
 from ramp.catalog import MovementType
 from ramp.db.tables import Customer, ExternalAccount, ProviderCustomer
-from ramp.db.upsert import insert_missing
+from ramp.db.upsert import insert_missing, json_with_key
+from ramp.errors import ProviderCallError
 from ramp.intents.provider_calls import (
-    PROVIDER_CREDENTIALS_REJECTED,
-    PROVIDER_NOT_SUPPORTED,
-    PROVIDER_REFUSED,
-    PROVIDER_UNAVAILABLE,
     ComplianceQuery,
     ComplianceStanding,
     Handoff,
@@ -160,7 +157,7 @@ class ProviderActivities:
             async with self._calling(void.provider_account_id) as (connector, ctx):
                 await connector.cancel_transfer(ctx, void.provider_reference)
         except ApplicationError as error:
-            if error.type == PROVIDER_NOT_SUPPORTED:
+            if error.type == ProviderCallError.PROVIDER_NOT_SUPPORTED:
                 return VoidResult(voided=False, reason=error.message)
             raise
         return VoidResult(voided=True)
@@ -186,7 +183,9 @@ class ProviderActivities:
             # The provider's Retry-After is a floor, never a faster pace than our backoff.
             delay = max(_backoff(activity.info().attempt), error.retry_after or 0.0)
             raise ApplicationError(
-                str(error), type=PROVIDER_UNAVAILABLE, next_retry_delay=timedelta(seconds=delay)
+                str(error),
+                type=ProviderCallError.PROVIDER_UNAVAILABLE,
+                next_retry_delay=timedelta(seconds=delay),
             ) from None
         except CredentialsRejected as error:
             log.warning("provider account %s: credentials rejected", provider_account_id)
@@ -196,21 +195,21 @@ class ProviderActivities:
                 )
             raise ApplicationError(
                 str(error),
-                type=PROVIDER_CREDENTIALS_REJECTED,
+                type=ProviderCallError.PROVIDER_CREDENTIALS_REJECTED,
                 next_retry_delay=CREDENTIALS_RETRY_DELAY,
             ) from None
         except ProviderRefused as error:
             raise ApplicationError(
                 error.reason,
                 {"fields": error.fields},
-                type=PROVIDER_REFUSED,
+                type=ProviderCallError.PROVIDER_REFUSED,
                 non_retryable=True,
                 category=ApplicationErrorCategory.BENIGN,
             ) from None
         except NotSupported as error:
             raise ApplicationError(
                 str(error),
-                type=PROVIDER_NOT_SUPPORTED,
+                type=ProviderCallError.PROVIDER_NOT_SUPPORTED,
                 non_retryable=True,
                 category=ApplicationErrorCategory.BENIGN,
             ) from None
@@ -266,11 +265,24 @@ class ProviderActivities:
             return ProviderAccountRef(provider_account_ref=known)
         registered = await connector.register_account(ctx, customer, details)
         async with self._db() as session:
-            row = await _known_customer(session, ctx.provider_account_id, customer_id)
-            if row is not None:
-                row.handles = {**row.handles, handle: registered.provider_account_ref}
-                session.add(row)
-                await session.commit()
+            # One statement: payouts of one customer to two new accounts at once keep both.
+            dialect = (await session.connection()).dialect.name
+            await session.exec(
+                update(ProviderCustomer)
+                .where(
+                    col(ProviderCustomer.provider_account_id) == ctx.provider_account_id,
+                    col(ProviderCustomer.customer_id) == customer_id,
+                )
+                .values(
+                    handles=json_with_key(
+                        col(ProviderCustomer.handles),
+                        dialect,
+                        handle,
+                        registered.provider_account_ref,
+                    )
+                )
+            )
+            await session.commit()
         return registered
 
 

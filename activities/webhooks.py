@@ -26,9 +26,9 @@ from ramp.db.tables import Project, WebhookDelivery, WebhookEndpoint, WebhookEve
 from ramp.db.types import utcnow
 from ramp.db.upsert import insert_missing_values
 from ramp.housekeeping import WebhookLogPurge, WebhookLogPurgeResult
+from ramp.intents.events import WebhookEvent
 from ramp.webhooks import retention as retention_batches
 from ramp.webhooks.dispatcher import DeliveryDispatcher
-from ramp.webhooks.events import WebhookEvent
 from ramp.webhooks.keys import project_keys, with_keys
 from ramp.webhooks.ledger import Claimed, retry_in
 from ramp.webhooks.models import (

@@ -9,6 +9,7 @@ from typing import Any
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.routing import Mount
+from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from api.errors import EXCEPTION_HANDLERS
 from api.logs import redact_access_log
@@ -54,9 +55,16 @@ def create_app(settings: Settings | None = None) -> Starlette:
             await limiter.close()
             await engine.dispose()
 
+    # Who the client is: the connection's peer, or, from a proxy of RAMP_TRUSTED_PROXIES
+    # only, the address it forwards (X-Forwarded-For, read from the right past trusted
+    # hops) and the scheme (X-Forwarded-Proto). Here rather than in the server, so that it
+    # holds however the app is served (`ramp api` turns uvicorn's own handling off).
+    proxies = settings.trusted_proxy_networks
+    client = [Middleware(ProxyHeadersMiddleware, trusted_hosts=proxies)] if proxies else []
     app = Starlette(
         routes=ROUTES,
         middleware=[
+            *client,
             Middleware(RefuseControlCharacters),
             # The limit of each route is its own (a step of the hosted onboarding is larger).
             Middleware(BodySizeLimit, max_bytes=settings.max_body_bytes, routes=ROUTES),

@@ -12,10 +12,10 @@ from starlette.requests import Request
 
 from api.errors import unauthorized
 from api.services import services
-from api.throttling import charge_project, record_auth_failure, refuse_while_locked_out
+from api.throttling import charge_project, record_auth_failure, refuse_while_throttled
+from ramp.authentication import customer_by_claims, project_by_client_credentials
 from ramp.db.tables import Customer, Project
 from ramp.db.types import utcnow
-from ramp.security.authentication import customer_by_claims, project_by_client_credentials
 from ramp.security.credentials import CLIENT_ID_SHAPE
 from ramp.security.tokens import InvalidToken
 
@@ -56,8 +56,8 @@ async def authenticate_project(request: Request, session: AsyncSession | None = 
     """The project whose client credentials the request carries, looked up in `session`
     or, without one, in a session of its own that is closed before this returns.
 
-    Failed checks are counted per client id and per address (api/throttling.py); past
-    the limit the secret is not even compared.
+    Failed checks are counted per (client id, address) and per address
+    (api/throttling.py); past either limit the secret is not even compared.
     """
     cached: Project | None = request.scope.get(_PROJECT)
     if cached is not None:
@@ -73,7 +73,7 @@ async def authenticate_project(request: Request, session: AsyncSession | None = 
         sep = ""
     well_formed = bool(sep) and CLIENT_ID_SHAPE.fullmatch(client_id) is not None
     throttled_id = client_id if well_formed else None
-    await refuse_while_locked_out(request, throttled_id)
+    await refuse_while_throttled(request, throttled_id)
     if not well_formed:
         # A client id we could never have issued is not worth a database query.
         await record_auth_failure(request, None)
@@ -86,7 +86,7 @@ async def authenticate_project(request: Request, session: AsyncSession | None = 
         ),
     )
     if project is None:
-        # Unknown ids are counted like known ones: the lockout does not tell them apart.
+        # Unknown ids are counted like known ones: the throttle does not tell them apart.
         await record_auth_failure(request, throttled_id)
         raise unauthorized("INVALID_CREDENTIALS", "invalid client credentials", BASIC_CHALLENGE)
     await charge_project(request, project.id)

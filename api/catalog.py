@@ -12,7 +12,25 @@ from api.schemas import RequirementsResource, RouteResource
 from api.services import services
 from ramp.catalog import Provider, supported_routes
 from ramp.external_accounts.service import requirements_for_route
-from ramp.projects import project_providers
+from ramp.projects import NO_PROVIDER_ACCOUNT, project_providers
+
+# An empty list keeps the specification's shape (an array); this header says why it is
+# empty when the project routes through no provider (a production project before its
+# first provider account).
+HINT_HEADER = "Ramp-Hint"
+NO_PROVIDER_HINT_HEADERS = (
+    (
+        HINT_HEADER,
+        "Present when the list is empty because the project routes through no provider "
+        "(no provider account connected, or none healthy): says so and how to connect one",
+    ),
+)
+
+
+def _hinted(response: Response, providers: tuple[Provider, ...]) -> Response:
+    if not providers:
+        response.headers[HINT_HEADER] = NO_PROVIDER_ACCOUNT
+    return response
 
 
 async def authenticated_providers(request: Request) -> tuple[Provider, ...]:
@@ -25,15 +43,18 @@ async def authenticated_providers(request: Request) -> tuple[Provider, ...]:
 
 async def list_supported_currencies(request: Request) -> Response:
     providers = await authenticated_providers(request)
-    return json_list(
-        RouteResource(from_code=r.from_code, to_code=r.to_code, provider_ids=r.provider_ids)
-        for r in supported_routes(providers)
+    return _hinted(
+        json_list(
+            RouteResource(from_code=r.from_code, to_code=r.to_code, provider_ids=r.provider_ids)
+            for r in supported_routes(providers)
+        ),
+        providers,
     )
 
 
 async def list_providers(request: Request) -> Response:
     providers = await authenticated_providers(request)
-    return json_list(provider_resource(provider) for provider in providers)
+    return _hinted(json_list(provider_resource(provider) for provider in providers), providers)
 
 
 async def get_requirements(request: Request) -> Response:

@@ -47,7 +47,8 @@ QUOTE_ROUTES: list[BaseRoute] = [
         Operation(
             "getQuotes",
             "Indicative quotes for a route from every provider of the project that serves it, "
-            "fetched concurrently; providers that fail or answer too late are in `unavailable`",
+            "fetched concurrently; providers that fail or answer too late are in `unavailable`. "
+            "Each parameter at most once",
             auth="basic",
             status=200,
             response=QuotesResource,
@@ -55,9 +56,15 @@ QUOTE_ROUTES: list[BaseRoute] = [
                 query_currency("srcCurrencyCode", "Source currency code"),
                 query_currency("destCurrencyCode", "Destination currency code"),
                 _query("srcAmount", "Amount in the source currency (decimal string)", True),
-                _query("countryCode", "Country of the bank account (ISO 3166-1 alpha-2)"),
+                {
+                    **_query("countryCode", "Country of the bank account (ISO 3166-1 alpha-2)"),
+                    "schema": {"type": "string", "pattern": "^[A-Z]{2}$"},
+                },
                 _query("rails", "Bank rails, comma-separated (ACH,WIRE)"),
-                _query("providerId", "Only this provider (the `id` of GET /providers)"),
+                _query(
+                    "providerId",
+                    "Only this provider, one of the project's (the `id` of GET /providers)",
+                ),
             ),
             errors=(400, 401),
         ),

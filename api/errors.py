@@ -22,6 +22,7 @@ from starlette.types import ExceptionHandler, Scope
 from temporalio.client import WorkflowUpdateFailedError, WorkflowUpdateRPCTimeoutOrCancelledError
 from temporalio.service import RPCError
 
+from api.logs import redact
 from api.schemas import ErrorEnvelope
 from ramp.errors import (
     Conflict,
@@ -33,6 +34,7 @@ from ramp.errors import (
     NotFound,
     ProviderFailed,
     Refused,
+    Throttled,
     Unavailable,
     Unprocessable,
     WebhookError,
@@ -206,7 +208,8 @@ async def _update_failed(request: Request, exc: Exception) -> Response:
 
 
 async def _workflow_unreachable(request: Request, exc: Exception) -> Response:
-    logger.warning("temporal unavailable on %s %s: %s", request.method, request.url.path, exc)
+    path = redact(request.url.path)
+    logger.warning("temporal unavailable on %s %s: %s", request.method, path, exc)
     return error_response(
         503,
         IntentError.TEMPORARILY_UNAVAILABLE,
@@ -224,6 +227,7 @@ DOMAIN_ERROR_STATUS: dict[type[DomainError], int] = {
     NotFound: 404,
     Conflict: 409,
     Unprocessable: 422,
+    Throttled: 429,
     ProviderFailed: 502,
     Unavailable: 503,
 }
@@ -246,17 +250,22 @@ async def _domain_error(request: Request, exc: Exception) -> Response:
     )
     if isinstance(exc, Unavailable):
         headers = _RETRY_LATER
+    if isinstance(exc, Throttled):
+        headers = {"Retry-After": str(exc.retry_after_seconds)}
     return error_response(status, exc.code, exc.message, exc.details, headers)
 
 
 async def _endpoint_refused(request: Request, exc: Exception) -> Response:
-    return error_response(400, WebhookError.INVALID_WEBHOOK_ENDPOINT, str(exc))
+    pointer = getattr(exc, "pointer", None)
+    details = {"fields": [{"pointer": pointer, "reason": str(exc)}]} if pointer else None
+    return error_response(400, WebhookError.INVALID_WEBHOOK_ENDPOINT, str(exc), details)
 
 
 async def _unexpected(request: Request, exc: Exception) -> Response:
     # The client gets the envelope only. Starlette re-raises after this handler so the
     # server logs the trace; this line adds which request failed.
-    logger.error("unhandled %s on %s %s", type(exc).__name__, request.method, request.url.path)
+    path = redact(request.url.path)  # a setup link's path is its token
+    logger.error("unhandled %s on %s %s", type(exc).__name__, request.method, path)
     return error_response(500, "INTERNAL_ERROR", "an unexpected error occurred")
 
 

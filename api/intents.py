@@ -74,9 +74,9 @@ async def create_intent(request: Request) -> Response:
 async def list_intents(request: Request) -> Response:
     app = services(request)
     customer = await _customer(request)
-    page = await intent_service(app).list(customer.id, page_request(request))
+    page = await intent_service(app).list(customer.id, page_request(request, owner=customer.id))
     envelopes = [render_intent(app, view) for view in page.items]
-    return json_list(envelopes, headers=next_page_link(request, page.after))
+    return json_list(envelopes, headers=next_page_link(request, page.after, owner=customer.id))
 
 
 async def get_intent(request: Request) -> Response:

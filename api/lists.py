@@ -36,21 +36,23 @@ async def list_customers(request: Request) -> Response:
     project = await authenticate_project(request)
     filters = _text_filters(request, "id")
     page = await customer_page(
-        services(request).db, project.id, page_request(request), filters.get("id")
+        services(request).db, project.id, page_request(request, owner=project.id), filters.get("id")
     )
     return json_list(
         (customer_resource(c, project.organization_id, None) for c in page.items),
-        headers=next_page_link(request, page.after, filters),
+        headers=next_page_link(request, page.after, filters, owner=project.id),
     )
 
 
 async def list_external_accounts(request: Request) -> Response:
     """GET /customers/external-accounts: the customer's registered accounts."""
     customer = await authenticate_customer(request)
-    page = await account_page(services(request).db, customer.id, page_request(request))
+    page = await account_page(
+        services(request).db, customer.id, page_request(request, owner=customer.id)
+    )
     return json_list(
         (external_account_resource(account) for account in page.items),
-        headers=next_page_link(request, page.after),
+        headers=next_page_link(request, page.after, owner=customer.id),
     )
 
 
@@ -77,10 +79,10 @@ async def search_project_intents(request: Request) -> Response:
             if name in filters
         },
     )
-    page = await search_intents(app.db, project.id, search, page_request(request))
+    page = await search_intents(app.db, project.id, search, page_request(request, owner=project.id))
     return json_list(
         (render_intent(app, view) for view in page.items),
-        headers=next_page_link(request, page.after, filters),
+        headers=next_page_link(request, page.after, filters, owner=project.id),
     )
 
 

@@ -1,8 +1,11 @@
-"""What the API's logs must not hold: the onboarding token in `frontendUrl` links.
+"""What the API's logs must not hold: the tokens that links carry.
 
-uvicorn's access log writes each request's path with its query string; the hosted
-onboarding page is opened as `/onboarding/{intentId}?token=<JWT>`, and that token grants
-access to the onboarding for an hour.
+uvicorn's access log writes each request's path with its query string. Two kinds of link
+carry a credential there: the hosted onboarding page, opened as
+`/onboarding/{intentId}?token=<JWT>` (access to the onboarding for an hour), and a
+dashboard setup or invite link, `/dashboard/join/<token>` (an owner's or member's
+credential for 24 hours). Both are redacted, and so is any query parameter whose name
+says it holds a credential (`token`, `access_token`, `subject_token`, `secret`...).
 """
 
 from __future__ import annotations
@@ -10,12 +13,18 @@ from __future__ import annotations
 import logging
 import re
 
-_TOKEN = re.compile(r"(?<=[?&]token=)[^&\s]+")
+# A query parameter named like a credential: its value, up to the next parameter.
+_QUERY_SECRET = re.compile(
+    r"(?<=[?&])([A-Za-z_]*(?:token|secret|password)[A-Za-z_]*=)[^&\s#\"]+", re.IGNORECASE
+)
+# A path segment that is itself the credential (api/dashboard/page_routes.py).
+_PATH_SECRET = re.compile(r"(/dashboard/+join/+)[^/?#\s\"]+", re.IGNORECASE)
 ACCESS_LOGGER = "uvicorn.access"
 
 
 def redact(text: str) -> str:
-    return _TOKEN.sub("[redacted]", text)
+    text = _PATH_SECRET.sub(r"\1[redacted]", text)
+    return _QUERY_SECRET.sub(r"\1[redacted]", text)
 
 
 class RedactTokens(logging.Filter):

@@ -26,8 +26,8 @@ from api.errors import ApiError
 from api.onboarding import check_onboarding_token
 from api.services import services
 from api.throttling import throttle_public
-from ramp.onboarding.origins import SECURITY_HEADERS, content_security_policy
 from ramp.onboarding.projects import page_embed_origins
+from ramp.origins import SECURITY_HEADERS, content_security_policy
 from ramp.security.tokens import InvalidToken
 
 STATIC = Path(__file__).resolve().parent / "static" / "onboarding"

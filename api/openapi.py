@@ -17,8 +17,8 @@ from api.operations import ApiRoute, Operation, body_limit
 from api.routes import V1
 from ramp.catalog import Rail
 from ramp.config import Settings
+from ramp.intents.events import WebhookEvent, WebhookEventType
 from ramp.onboarding.forms import AnySubmission
-from ramp.webhooks.events import WebhookEvent, WebhookEventType
 
 DEFAULT_MAX_BODY_BYTES: int = Settings.model_fields["max_body_bytes"].default
 # The documented routes: every route of /v1 but the document itself.

@@ -110,7 +110,8 @@ CURSOR = {
     "name": "cursor",
     "in": "query",
     "required": False,
-    "description": 'Opaque; taken from the `Link: <...>; rel="next"` header',
+    "description": 'Opaque and signed; taken from the `Link: <...>; rel="next"` header of '
+    "the same list (another list's, another owner's or a crafted one is `400 INVALID_CURSOR`)",
     "schema": {"type": "string"},
 }
 IDEMPOTENCY_KEY = {

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from functools import cache
 
 from starlette.requests import Request
@@ -18,6 +19,7 @@ from api.schemas.quotes import (
 )
 from api.services import services
 from ramp.adapters import catalog_quoters
+from ramp.adapters.registry import Connectors
 from ramp.catalog import Rail
 from ramp.quotes.models import Quoter
 from ramp.quotes.service import QuoteQuery, RampQuote, UnavailableQuote, project_quotes
@@ -26,6 +28,7 @@ from ramp.security.encryption import SecretBox
 _REQUIRED = ("srcCurrencyCode", "destCurrencyCode", "srcAmount")
 _OPTIONAL = ("countryCode", "rails", "providerId")
 _RAILS = {rail.value for rail in Rail}
+_COUNTRY_CODE = re.compile(r"[A-Z]{2}")
 
 
 @cache
@@ -58,6 +61,7 @@ async def get_quotes(request: Request) -> Response:
         query,
         sandbox_quoters=_quoters(),
         secret_box=SecretBox.from_settings(app.settings),
+        connectors=Connectors.from_settings(app.settings),
     )
     return json_resource(
         QuotesResource(
@@ -68,6 +72,16 @@ async def get_quotes(request: Request) -> Response:
 
 
 def _params(request: Request) -> dict[str, str]:
+    repeated = [
+        name for name in (*_REQUIRED, *_OPTIONAL) if len(request.query_params.getlist(name)) > 1
+    ]
+    if repeated:
+        # Which of the values would be meant is a guess we do not make.
+        raise bad_request(
+            "VALIDATION_ERROR",
+            f"query parameter {repeated[0]} is given more than once",
+            {"fields": [{"pointer": f"/{name}", "reason": "is repeated"} for name in repeated]},
+        )
     params = {
         name: value
         for name in (*_REQUIRED, *_OPTIONAL)
@@ -86,6 +100,13 @@ def _params(request: Request) -> dict[str, str]:
             "VALIDATION_ERROR",
             "query parameters are at most 200 characters",
             {"fields": [{"pointer": f"/{n}", "reason": "is too long"} for n in too_long]},
+        )
+    country = params.get("countryCode")
+    if country is not None and not _COUNTRY_CODE.fullmatch(country):
+        raise bad_request(
+            "VALIDATION_ERROR",
+            "countryCode must be an ISO 3166-1 alpha-2 code (two capital letters)",
+            {"fields": [{"pointer": "/countryCode", "reason": "is not a country code"}]},
         )
     return params
 

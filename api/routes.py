@@ -7,7 +7,12 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 
 from api import schemas
-from api.catalog import get_requirements, list_providers, list_supported_currencies
+from api.catalog import (
+    NO_PROVIDER_HINT_HEADERS,
+    get_requirements,
+    list_providers,
+    list_supported_currencies,
+)
 from api.client_routes import CLIENT_ROUTES, QUOTE_ROUTES
 from api.customers import create_customer
 from api.dashboard.admin_routes import ADMIN_ROUTES
@@ -113,6 +118,7 @@ V1: list[BaseRoute] = [
             status=200,
             response="list",
             item=schemas.RouteResource,
+            headers=NO_PROVIDER_HINT_HEADERS,
             errors=(401,),
         ),
     ),
@@ -127,6 +133,7 @@ V1: list[BaseRoute] = [
             status=200,
             response="list",
             item=schemas.ProviderResource,
+            headers=NO_PROVIDER_HINT_HEADERS,
             errors=(401,),
         ),
     ),

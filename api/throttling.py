@@ -1,16 +1,20 @@
 """Throttling at the API's edge (settings and defaults: docs/decisions.md, "Limits").
 
-- Failed client-credential checks are counted per client id and per source address;
-  past either limit every attempt is refused with `429 AUTH_THROTTLED` until the window
-  closes, a correct secret included: otherwise the lockout would still answer guesses.
+- Failed client-credential checks are counted per (client id, source address) and per
+  source address; past either limit the attempts of that pair, or of that address, are
+  refused with `429 AUTH_THROTTLED` until the window closes, a correct secret included
+  (otherwise the throttle would still answer guesses). Never per client id alone: a
+  client id is no secret (webhooks carry it), and a count of it from every address
+  would let anyone lock its project out. A correct secret from an address that has not
+  been failing is always checked.
 - Authenticated requests are counted per project; each response carries `RateLimit-*`
   headers (IETF draft "RateLimit header fields for HTTP") and, over the limit, is
   `429 RATE_LIMITED`.
 - Unauthenticated endpoints are counted per source address and endpoint.
 
-The source address is the connection's peer as the ASGI server reports it; behind a
-proxy, uvicorn's `--forwarded-allow-ips` makes it the client's (`ramp api` trusts
-`X-Forwarded-For` from loopback).
+The source address is the connection's peer; `X-Forwarded-For` is believed only from
+the proxies of `RAMP_TRUSTED_PROXIES` (api/app.py puts uvicorn's proxy-headers
+middleware in front for those, and `ramp api` turns uvicorn's own off).
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from api.errors import ApiError
 from api.services import services
+from ramp.errors import ThrottleError
 from ramp.ratelimit import Decision, Rate
 
 # The scope key of a request's own list where authentication leaves the project budget
@@ -61,7 +66,7 @@ async def throttle_public(request: Request, endpoint: str) -> None:
         return
     decision = await app.limiter.hit(f"public:{endpoint}:{source_address(request)}", rate)
     if not decision.allowed:
-        raise _too_many("RATE_LIMITED", "too many requests from this address", decision)
+        raise _too_many(ThrottleError.RATE_LIMITED, "too many requests from this address", decision)
 
 
 def _failure_keys(request: Request, client_id: str | None) -> list[tuple[Rate, str]]:
@@ -69,18 +74,28 @@ def _failure_keys(request: Request, client_id: str | None) -> list[tuple[Rate, s
     keys: list[tuple[Rate, str]] = []
     if limits.auth_failures_per_address is not None:
         keys.append((limits.auth_failures_per_address, f"auth:address:{source_address(request)}"))
-    if client_id is not None and limits.auth_failures_per_client is not None:
-        keys.append((limits.auth_failures_per_client, f"auth:client:{client_id}"))
+    if client_id is not None and limits.auth_failures_per_client_address is not None:
+        keys.append(
+            (
+                limits.auth_failures_per_client_address,
+                f"auth:client-address:{client_id}:{source_address(request)}",
+            )
+        )
     return keys
 
 
-async def refuse_while_locked_out(request: Request, client_id: str | None) -> None:
-    """429 while the address, or the client id, has used up its failed attempts."""
+async def refuse_while_throttled(request: Request, client_id: str | None) -> None:
+    """429 while this address, or this client id from this address, has used up its
+    failed attempts."""
     limiter = services(request).limiter
     for rate, key in _failure_keys(request, client_id):
         decision = await limiter.peek(key, rate)
         if decision.count >= rate.limit:
-            raise _too_many("AUTH_THROTTLED", "too many failed authentication attempts", decision)
+            raise _too_many(
+                ThrottleError.AUTH_THROTTLED,
+                "too many failed authentication attempts from this address",
+                decision,
+            )
 
 
 async def record_auth_failure(request: Request, client_id: str | None) -> None:
@@ -105,7 +120,9 @@ async def charge_project(request: Request, project_id: str) -> None:
             (b"ratelimit-policy", f"{rate.limit};w={rate.window_seconds}".encode()),
         ]
     if not decision.allowed:
-        raise _too_many("RATE_LIMITED", "this project's request rate limit is reached", decision)
+        raise _too_many(
+            ThrottleError.RATE_LIMITED, "this project's request rate limit is reached", decision
+        )
 
 
 class RateLimitHeaders:

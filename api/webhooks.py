@@ -28,9 +28,9 @@ from api.schemas import (
 )
 from api.services import services
 from ramp.db.tables import WebhookAttempt, WebhookDelivery, WebhookEndpoint
+from ramp.intents.events import WebhookEventType
 from ramp.webhooks import delivery_log, endpoints
 from ramp.webhooks.delivery_log import DeliveryFilters
-from ramp.webhooks.events import WebhookEventType
 from ramp.webhooks.models import DeliveryStatus
 
 # Query parameters of GET /webhooks/deliveries: the filter each sets, the values it accepts.
@@ -98,11 +98,11 @@ async def list_deliveries(request: Request) -> Response:
         services(request).db,
         project.id,
         DeliveryFilters(**{_FILTERS[name][0]: value for name, value in filters.items()}),
-        page_request(request),
+        page_request(request, owner=project.id),
     )
     return json_list(
         (_delivery(logged.delivery, logged.attempts) for logged in page.items),
-        headers=next_page_link(request, page.after, filters),
+        headers=next_page_link(request, page.after, filters, owner=project.id),
     )
 
 

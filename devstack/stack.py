@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import sys
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
@@ -30,10 +31,10 @@ from ramp.config import Environment, Settings, WebhookDispatch
 from ramp.db.engine import create_engine
 from ramp.db.migrate import upgrade
 from ramp.db.tables import Project
-from ramp.onboarding.origins import DEV_ORIGINS
 from ramp.onboarding.projects import load_project, set_onboarding_origins
+from ramp.origins import DEV_ORIGINS
 from ramp.security.encryption import SecretBox
-from ramp.security.files import private_dir
+from ramp.security.files import private_dir, private_process, tighten_files
 from ramp.settings_loader import load_settings, mark_stack
 
 DEMO_PROJECT_FILE = "demo-project.json"
@@ -57,6 +58,9 @@ class DevStack:
     data_dir: Path
     database_url: str | None = None
     environment: Environment = Environment.SANDBOX
+    # When `ramp dev` started (time.monotonic()): each step says how long it took and
+    # the banner how long the whole start did.
+    started_at: float = field(default_factory=time.monotonic)
 
     @property
     def api_url(self) -> str:
@@ -101,21 +105,37 @@ class DevStack:
             return WebhookDispatch.SEPARATE
         return WebhookDispatch.WORKER
 
+    def step(self, message: str, since: float) -> None:
+        """One line of the start-up: what was done and how long it took (the supervisor's
+        prefix, before the supervisor exists)."""
+        print(f"[ramp] {message} ({time.monotonic() - since:.1f} s)", flush=True)
+
     def run(self) -> int:
-        # Databases and keys live here: the service's user only (ramp/security/files.py).
+        # Databases and keys live here: the service's user only (ramp/security/files.py),
+        # whoever writes them: this process, Temporal's dev server (its SQLite files hold
+        # labels, amounts, customer ids, deposit instructions), the worker or the API.
+        private_process()
         private_dir(self.data_dir)
+        tighten_files(self.data_dir)
         mark_stack(self.data_dir, self.environment, self.api_url)
         settings = self.settings()
+        started = time.monotonic()
         upgrade(settings)
+        self.step(f"database migrated in {self.data_dir}", started)
         demo: DemoCredentials | None = None
         if self.environment is Environment.SANDBOX:
+            started = time.monotonic()
             marker = self.data_dir / DEMO_PROJECT_FILE
             known = json.loads(marker.read_text())["projectId"] if marker.exists() else None
             demo = asyncio.run(ensure_demo_project(settings, known))
             marker.write_text(json.dumps({"projectId": demo.project_id}))
+            self.step(
+                "demo project " + ("found" if known == demo.project_id else "created"), started
+            )
         env = self.child_env(settings)
         ramp = [sys.executable, "-m", "devstack"]
         with Supervisor(restart=RestartPolicy()) as supervisor:
+            started = time.monotonic()
             if self.temporal_address is None:
                 supervisor.start(
                     ChildSpec(
@@ -132,6 +152,14 @@ class DevStack:
                     )
                 )
             asyncio.run(self._temporal_ready(settings, lambda: supervisor.is_running("temporal")))
+            self.step(
+                "Temporal dev server answering"
+                if self.temporal_address is None
+                else f"Temporal at {self.temporal_address} answering",
+                started,
+            )
+            supervisor.log("starting the worker and the API; waiting until /healthz answers")
+            children_started = time.monotonic()
             supervisor.start(ChildSpec("worker", [*ramp, "worker"], env=env))
             if env["RAMP_WEBHOOK_DISPATCH"] == WebhookDispatch.SEPARATE:
                 supervisor.start(ChildSpec("dispatcher", [*ramp, "dispatcher"], env=env))
@@ -141,7 +169,9 @@ class DevStack:
                 )
             )
             threading.Thread(
-                target=self._announce_when_healthy, args=(supervisor, demo), daemon=True
+                target=self._announce_when_healthy,
+                args=(supervisor, demo, children_started),
+                daemon=True,
             ).start()
             return supervisor.wait()
 
@@ -158,19 +188,25 @@ class DevStack:
             client = await temporal.connect(settings)
             await ensure_search_attributes(client, settings.temporal_namespace)
 
-    def _announce_when_healthy(self, supervisor: Supervisor, demo: DemoCredentials | None) -> None:
+    def _announce_when_healthy(
+        self, supervisor: Supervisor, demo: DemoCredentials | None, children_started: float
+    ) -> None:
         deadline = time.monotonic() + STARTUP_TIMEOUT_SECONDS
         while time.monotonic() < deadline:
             try:
                 if httpx.get(f"{self.api_url}/healthz", timeout=2).status_code == 200:
-                    supervisor.log(self.banner(demo))
+                    now = time.monotonic()
+                    supervisor.log(f"worker and API answering ({now - children_started:.1f} s)")
+                    took = now - self.started_at
+                    supervisor.log(self.banner(demo, took))
                     return
             except httpx.HTTPError:
                 pass
             time.sleep(0.2)
         supervisor.request_stop("the API did not become healthy in time")
 
-    def banner(self, demo: DemoCredentials | None) -> str:
+    def banner(self, demo: DemoCredentials | None, took: float) -> str:
+        ramp = ramp_command()
         ui = (
             f"http://{self.host}:{self.ui_port}"
             if self.temporal_address is None
@@ -180,27 +216,29 @@ class DevStack:
             data = f"--data-dir {self.data_dir}"
             return "\n".join(
                 [
-                    "production (local) is ready",
+                    f"production (local) is ready ({took:.1f} s after start)",
                     f"  API base URL:       {self.api_url}/v1",
                     f"  Health:             {self.api_url}/healthz",
                     f"  Temporal UI:        {ui}",
                     f"  Dashboard:          {self.api_url}/dashboard",
                     f"  Data dir:           {self.data_dir}",
-                    f"  Dashboard owner:    ramp org create --name NAME --owner-email EMAIL {data}",
-                    f"  Create a project:   ramp project create --name NAME {data}",
-                    "  Connect a provider: ramp provider-account set --project-id ID "
+                    f"  Dashboard owner:    {ramp} org create --name NAME "
+                    f"--owner-email EMAIL {data}",
+                    f"  Create a project:   {ramp} project create --name NAME {data}",
+                    f"  Connect a provider: {ramp} provider-account set --project-id ID "
                     f"--provider BRIDGE --credentials-file FILE {data}",
                     "  Stop with Ctrl-C.",
                 ]
             )
         return "\n".join(
             [
-                "sandbox is ready",
+                f"sandbox is ready ({took:.1f} s after start)",
                 f"  API base URL:       {self.api_url}/v1",
                 f"  Health:             {self.api_url}/healthz",
                 f"  Temporal UI:        {ui}",
                 f"  Dashboard:          {self.api_url}/dashboard "
-                "(first: ramp org create --name NAME --owner-email EMAIL)",
+                f"(first: {ramp} org create --name NAME --owner-email EMAIL,",
+                "                      which gets the demo project)",
                 f"  Demo project id:    {demo.project_id}",
                 f"  Demo client id:     {demo.client_id}",
                 f"  Demo client secret: {demo.client_secret}",
@@ -208,6 +246,21 @@ class DevStack:
                 "  Stop with Ctrl-C.",
             ]
         )
+
+
+def ramp_command() -> str:
+    """How to type the `ramp` command that runs this stack: it is installed beside this
+    Python (.venv/bin/ramp) and is not on the PATH unless the venv is activated, so the
+    banner names its path, relative to the working directory where it lies below it
+    (scripts/sandbox runs from the repository's root, where the README's commands are
+    typed)."""
+    installed = Path(sys.executable).parent / "ramp"
+    if not installed.exists():
+        return "ramp"
+    try:
+        return str(installed.relative_to(Path(os.getcwd())))
+    except ValueError:
+        return str(installed)
 
 
 async def ensure_demo_project(settings: Settings, project_id: str | None) -> DemoCredentials:

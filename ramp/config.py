@@ -6,21 +6,24 @@ reads the environment after that.
 
 from __future__ import annotations
 
+import ipaddress
 from dataclasses import dataclass
 from enum import StrEnum
 from functools import cached_property
+from ipaddress import IPv4Network, IPv6Network, ip_network
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from pydantic import Field, SecretStr, field_validator, model_validator
+from pydantic import AliasChoices, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from ramp.ratelimit.rates import Rate, parse_rate
+from ramp.request_rates import Rate, parse_rate
 
 # Onboarding submissions are purged this many days after their intent ended
 # (docs/decisions.md, "Data at rest").
 DEFAULT_WEBHOOK_RETENTION_DAYS = 30.0
 DEFAULT_KYC_RETENTION_DAYS = 90
+DEFAULT_AUDIT_RETENTION_DAYS = 365.0
 
 
 class Environment(StrEnum):
@@ -44,7 +47,7 @@ class RateLimits:
 
     project: Rate | None
     public: Rate | None
-    auth_failures_per_client: Rate | None
+    auth_failures_per_client_address: Rate | None
     auth_failures_per_address: Rate | None
 
 
@@ -111,12 +114,33 @@ class Settings(BaseSettings):
     # Requests per source address to each unauthenticated endpoint (wallet sign-in,
     # the onboarding page).
     public_rate_limit: str = Field(default="60/60", alias="RAMP_RATE_LIMIT_PUBLIC")
-    # Failed client-credential checks; once over, every attempt is refused until the
-    # window closes, the right secret too.
-    auth_failures_per_client: str = Field(default="20/300", alias="RAMP_AUTH_FAILURES_PER_CLIENT")
+    # Failed client-credential checks per client id from one source address, and per
+    # source address; once over, that pair (or that address) is refused until the window
+    # closes, the right secret too. Other addresses are not affected. The former name
+    # RAMP_AUTH_FAILURES_PER_CLIENT (which counted a client id from every address, so
+    # that anyone could lock a project out) is still read, with today's meaning.
+    auth_failures_per_client_address: str = Field(
+        default="10/300",
+        alias="RAMP_AUTH_FAILURES_PER_CLIENT_ADDRESS",
+        validation_alias=AliasChoices(
+            "RAMP_AUTH_FAILURES_PER_CLIENT_ADDRESS", "RAMP_AUTH_FAILURES_PER_CLIENT"
+        ),
+    )
     auth_failures_per_address: str = Field(default="50/300", alias="RAMP_AUTH_FAILURES_PER_ADDRESS")
+    # Proxies whose X-Forwarded-For (and X-Forwarded-Proto) are believed: addresses or
+    # networks, comma-separated. Empty: the connection's peer is the client.
+    trusted_proxies: str = Field(default="", alias="RAMP_TRUSTED_PROXIES")
+
+    # Networks outside the public internet that provider API calls may reach besides
+    # public addresses (comma-separated, `10.0.0.0/8, ::1`): an operator's staging proxy,
+    # a local simulator. Empty: public addresses only (docs/decisions.md, issue 23).
+    provider_networks: str = Field(default="", alias="RAMP_PROVIDER_NETWORKS")
     kyc_retention_days: float = Field(
         default=DEFAULT_KYC_RETENTION_DAYS, ge=0, alias="RAMP_KYC_RETENTION_DAYS"
+    )
+    # The dashboard's audit log: entries older than this are purged by housekeeping.
+    audit_retention_days: float = Field(
+        default=DEFAULT_AUDIT_RETENTION_DAYS, gt=0, alias="RAMP_AUDIT_RETENTION_DAYS"
     )
 
     @field_validator("public_url")
@@ -135,12 +159,30 @@ class Settings(BaseSettings):
     @field_validator(
         "project_rate_limit",
         "public_rate_limit",
-        "auth_failures_per_client",
+        "auth_failures_per_client_address",
         "auth_failures_per_address",
     )
     @classmethod
     def _rate(cls, value: str) -> str:
         parse_rate(value)
+        return value.strip()
+
+    @field_validator("trusted_proxies")
+    @classmethod
+    def _proxies(cls, value: str) -> str:
+        return ",".join(str(network) for network in _networks(value))
+
+    @field_validator("provider_networks")
+    @classmethod
+    def _provider_networks(cls, value: str) -> str:
+        try:
+            for part in value.split(","):
+                if part.strip():
+                    ipaddress.ip_network(part.strip(), strict=False)
+        except ValueError:
+            raise ValueError(
+                "RAMP_PROVIDER_NETWORKS takes networks, comma-separated (10.0.0.0/8, ::1)"
+            ) from None
         return value.strip()
 
     @model_validator(mode="after")
@@ -159,9 +201,14 @@ class Settings(BaseSettings):
         return RateLimits(
             project=parse_rate(self.project_rate_limit),
             public=parse_rate(self.public_rate_limit),
-            auth_failures_per_client=parse_rate(self.auth_failures_per_client),
+            auth_failures_per_client_address=parse_rate(self.auth_failures_per_client_address),
             auth_failures_per_address=parse_rate(self.auth_failures_per_address),
         )
+
+    @property
+    def trusted_proxy_networks(self) -> list[str]:
+        """RAMP_TRUSTED_PROXIES as networks (an address is its /32 or /128)."""
+        return [part for part in self.trusted_proxies.split(",") if part]
 
     @property
     def webhook_retry_delays_seconds(self) -> tuple[float, ...]:
@@ -189,6 +236,21 @@ class Settings(BaseSettings):
     def migration_url(self) -> str:
         """The sync driver URL for Alembic."""
         return sync_database_url(self.database_url or f"sqlite:///{self.data_dir / 'ramp.db'}")
+
+
+def _networks(text: str) -> list[IPv4Network | IPv6Network]:
+    networks = []
+    for part in (part.strip() for part in text.split(",")):
+        if not part:
+            continue
+        try:
+            networks.append(ip_network(part))
+        except ValueError:
+            raise ValueError(
+                f"RAMP_TRUSTED_PROXIES: {part!r} is not an IP address or network"
+                " (write addresses or CIDRs, comma-separated: 10.0.0.5,192.168.0.0/24)"
+            ) from None
+    return networks
 
 
 def _non_negative_number(text: str) -> bool:

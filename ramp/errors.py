@@ -68,6 +68,15 @@ class Unavailable(DomainError):
     """Our own dependencies did not answer; the same request may succeed later."""
 
 
+class Throttled(DomainError):
+    """Too many attempts from this caller: the next one is let through after
+    `retry_after_seconds` (whole seconds, at least 1)."""
+
+    def __init__(self, code: str, message: str, retry_after_seconds: int) -> None:
+        super().__init__(code, message, {"retryAfterSeconds": retry_after_seconds})
+        self.retry_after_seconds = retry_after_seconds
+
+
 # --- the catalogue of error codes -----------------------------------------------------
 # Every code a use case of intents and onboarding refuses with, and the kind of refusal
 # each one is. A workflow update fails with an ApplicationError whose `type` is one of
@@ -112,6 +121,17 @@ class RequestError(StrEnum):
     IDEMPOTENCY_KEY_IN_USE = "IDEMPOTENCY_KEY_IN_USE"
 
 
+class ThrottleError(StrEnum):
+    """Refusals of throttling (429, with Retry-After)."""
+
+    # A project's (or an address's, on unauthenticated endpoints) request budget is used up.
+    RATE_LIMITED = "RATE_LIMITED"
+    # Too many failed client-credential checks from this address (for this client id).
+    AUTH_THROTTLED = "AUTH_THROTTLED"
+    # Too many failed dashboard logins from this address (for this account): wait.
+    LOGIN_THROTTLED = "LOGIN_THROTTLED"
+
+
 class StepError(StrEnum):
     """Why a compliance step (or a transaction, for INVALID_TRANSITION) cannot move."""
 
@@ -140,6 +160,67 @@ class ProviderRefusal(StrEnum):
     ORDER_NOT_CANCELLABLE = "ORDER_NOT_CANCELLABLE"
 
 
+class ProviderCallError(StrEnum):
+    """The ApplicationError types the provider activities fail with (activities/providers.py):
+    the workflow reads them, a client never sees them (it reads PROVIDER_ERROR)."""
+
+    # Retried by Temporal (the provider's Retry-After as a floor).
+    PROVIDER_UNAVAILABLE = "PROVIDER_UNAVAILABLE"
+    # Never retried: the intent fails with the provider's reason (the same code as
+    # ProviderRefusal.PROVIDER_REFUSED: one refusal, whichever side raised it).
+    PROVIDER_REFUSED = "PROVIDER_REFUSED"
+    # The provider does not accept the account's key: retried, slowly.
+    PROVIDER_CREDENTIALS_REJECTED = "PROVIDER_CREDENTIALS_REJECTED"
+    PROVIDER_NOT_SUPPORTED = "PROVIDER_NOT_SUPPORTED"
+
+
+class ProviderWebhookError(StrEnum):
+    """Refusals of `POST /v1/provider-webhooks/{providerAccountId}`."""
+
+    # Forged, stale or unsigned (401 with a `Signature` challenge); nothing stored.
+    INVALID_WEBHOOK_SIGNATURE = "INVALID_WEBHOOK_SIGNATURE"
+
+
+class OidcError(StrEnum):
+    """Why an OIDC ID token was refused (ramp/identity/oidc.py): `details.reason` of
+    INVALID_SUBJECT_TOKEN."""
+
+    OIDC_MALFORMED = "OIDC_MALFORMED"
+    OIDC_INVALID_SIGNATURE = "OIDC_INVALID_SIGNATURE"
+    OIDC_EXPIRED = "OIDC_EXPIRED"
+    OIDC_NOT_YET_VALID = "OIDC_NOT_YET_VALID"
+    OIDC_AUDIENCE_MISMATCH = "OIDC_AUDIENCE_MISMATCH"
+    OIDC_UNTRUSTED_ISSUER = "OIDC_UNTRUSTED_ISSUER"
+    OIDC_MISSING_CLAIM = "OIDC_MISSING_CLAIM"
+    OIDC_UNSUPPORTED_ALGORITHM = "OIDC_UNSUPPORTED_ALGORITHM"
+    OIDC_INVALID_KEY = "OIDC_INVALID_KEY"
+    OIDC_INVALID_CLAIMS = "OIDC_INVALID_CLAIMS"
+    OIDC_UNKNOWN_KEY = "OIDC_UNKNOWN_KEY"
+    # The issuer's signing keys could not be fetched: worth a retry.
+    OIDC_KEYS_UNAVAILABLE = "OIDC_KEYS_UNAVAILABLE"
+
+
+class SiweError(StrEnum):
+    """Why a wallet sign-in (EIP-4361) was refused (ramp/identity/wallet.py,
+    ramp/customers/wallet.py): SIWE_MALFORMED is a 400, the others a 401 with a
+    `SIWE` challenge."""
+
+    SIWE_MALFORMED = "SIWE_MALFORMED"
+    SIWE_DOMAIN_MISMATCH = "SIWE_DOMAIN_MISMATCH"
+    SIWE_URI_MISMATCH = "SIWE_URI_MISMATCH"
+    SIWE_SCHEME_MISMATCH = "SIWE_SCHEME_MISMATCH"
+    SIWE_CHAIN_MISMATCH = "SIWE_CHAIN_MISMATCH"
+    SIWE_EXPIRED = "SIWE_EXPIRED"
+    SIWE_NOT_YET_VALID = "SIWE_NOT_YET_VALID"
+    SIWE_BAD_SIGNATURE = "SIWE_BAD_SIGNATURE"
+    SIWE_NONCE_MISMATCH = "SIWE_NONCE_MISMATCH"
+    SIWE_VERIFICATION_FAILED = "SIWE_VERIFICATION_FAILED"
+    SIWE_ISSUED_AT_TOO_OLD = "SIWE_ISSUED_AT_TOO_OLD"
+    SIWE_ISSUED_AT_IN_FUTURE = "SIWE_ISSUED_AT_IN_FUTURE"
+    # The nonce is unknown, expired or already spent.
+    SIWE_NONCE_INVALID = "SIWE_NONCE_INVALID"
+
+
 class ProviderAccountError(StrEnum):
     """Refusals when a project owner connects (or changes) a provider account."""
 
@@ -163,11 +244,12 @@ class DashboardError(StrEnum):
 
     NOT_LOGGED_IN = "NOT_LOGGED_IN"
     INVALID_LOGIN = "INVALID_LOGIN"
-    LOGIN_LOCKED = "LOGIN_LOCKED"
     SESSION_EXPIRED = "SESSION_EXPIRED"
     INVALID_API_KEY = "INVALID_API_KEY"
     CSRF_FAILED = "CSRF_FAILED"
     FORBIDDEN = "FORBIDDEN"
+    # A trusted issuer's setting refused (its JWKS URL off the network policy, say).
+    INVALID_ISSUER = "INVALID_ISSUER"
     INVALID_LINK = "INVALID_LINK"
     WEAK_PASSWORD = "WEAK_PASSWORD"  # noqa: S105 (an error code)
     MEMBER_EXISTS = "MEMBER_EXISTS"

@@ -14,9 +14,9 @@ from ramp.config import Environment
 from ramp.db.tables import Organization, Project, ProviderAccount, TrustedIssuer
 from ramp.db.types import utcnow
 from ramp.identity import oidc
+from ramp.security import network
 from ramp.security.credentials import generate_client_credentials, hash_client_secret
 from ramp.security.encryption import SecretBox
-from ramp.security.network import public_host
 from ramp.timestamps import format_timestamp
 
 
@@ -89,10 +89,10 @@ async def trust_issuer(
     project = await session.get(Project, project_id)
     if project is None:
         raise LookupError(f"no project {project_id}")
-    if project.environment == Environment.PRODUCTION and not public_host(jwks_url):
-        # Keys are fetched from inside our network: a production project may not point
-        # us at our own services (the sandbox may, for a local identity provider).
-        raise ValueError("a production project's JWKS URL must name a public host")
+    # Keys are fetched from inside our network: a production project may not point us
+    # at our own services (the sandbox may, for a local identity provider); checked
+    # again, on the addresses connected to, at each fetch.
+    network.for_project(project.environment).check_url(jwks_url, field="jwksUrl")
     existing = (
         await session.exec(
             select(TrustedIssuer).where(
@@ -109,6 +109,16 @@ async def trust_issuer(
     await session.commit()
     await session.refresh(trusted)
     return trusted
+
+
+# What a project with no provider in routing is told wherever that leaves it without
+# routes (empty catalog lists, an unsupported route): what is missing, and what to do. A
+# production project starts so; a sandbox project has its mock providers.
+NO_PROVIDER_ACCOUNT = (
+    "the project has no provider account in routing (none connected, or none healthy): "
+    "connect one with `ramp provider-account set --project-id ID --provider BRIDGE "
+    "--credentials-file FILE` or on the dashboard's Providers page"
+)
 
 
 async def project_providers(session: AsyncSession, project: Project) -> tuple[Provider, ...]:

@@ -68,6 +68,10 @@ class InvalidSettings(ValueError):
         super().__init__("\n".join(lines))
 
 
+# Where a local stack's (`ramp dev`) provider calls may go besides public addresses.
+LOCAL_STACK_PROVIDER_NETWORKS = "127.0.0.0/8, ::1/128"
+
+
 def load_settings(data_dir: Path | None = None, **overrides: Any) -> Settings:
     """Settings from the environment, with `overrides` (by env var name) on top;
     InvalidSettings if one is refused."""
@@ -91,6 +95,10 @@ def _load_settings(data_dir: Path | None = None, **overrides: Any) -> Settings:
     local = stack_environment(settings.data_dir)
     if local is not None and "RAMP_ENV" not in overrides and "RAMP_ENV" not in os.environ:
         overrides["RAMP_ENV"] = local.value
+        settings = Settings(**overrides)
+    if local is not None and local is settings.ramp_env and not settings.provider_networks:
+        # Production on one machine calls its providers' simulators on loopback.
+        overrides["RAMP_PROVIDER_NETWORKS"] = LOCAL_STACK_PROVIDER_NETWORKS
         settings = Settings(**overrides)
     public_url = _stack_public_url(settings.data_dir)
     unset = "RAMP_PUBLIC_URL" not in overrides and "RAMP_PUBLIC_URL" not in os.environ

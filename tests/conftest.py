@@ -213,6 +213,8 @@ def session_settings(
         DATABASE_URL=database_url,
         TEMPORAL_ADDRESS=config.target_host,
         RAMP_PUBLIC_URL="http://testserver",
+        # The provider simulators listen on loopback (the operator's allowance).
+        RAMP_PROVIDER_NETWORKS="127.0.0.1/32",
         **keys,
     )
 

@@ -11,6 +11,7 @@ import pytest
 from sqlalchemy.ext.asyncio import async_sessionmaker
 from sqlmodel.ext.asyncio.session import AsyncSession
 
+from ramp.authentication import project_by_client_credentials
 from ramp.config import Settings
 from ramp.customers.service import CustomerAccess, create_or_retrieve_customer
 from ramp.db.tables import Project
@@ -19,7 +20,6 @@ from ramp.errors import Conflict, InvalidInput, NotFound
 from ramp.external_accounts.service import register_account_pair
 from ramp.identity.oidc import OidcVerifier
 from ramp.onboarding.projects import change_onboarding_origins
-from ramp.security.authentication import project_by_client_credentials
 from ramp.security.encryption import SecretBox
 from ramp.security.tokens import TokenService
 from ramp.webhooks import delivery_log, endpoints

@@ -41,6 +41,7 @@ from ramp.catalog import MovementType, Rail
 from ramp.intents.models import BankDepositInstructions, CryptoDepositInstructions
 from ramp.intents.states import ProviderEventType as E
 from ramp.intents.states import StepOutcome
+from tests.helpers.production import SIMULATOR_NETWORK
 from tests.helpers.webhook_receiver import receiving
 from tests.simulators.bridge import BridgeSimulator, Fault, running
 from tests.simulators.bridge_data import WALLET, onramp, profile, sepa_account, us_account, wallet
@@ -61,7 +62,7 @@ def _fresh(bridge: BridgeSimulator) -> None:
 
 # The client gives up after a second, so a slow answer is quick to simulate. Typed as
 # the protocol: the type checker proves the Bridge connector fulfils the contract.
-connector: Connector = BridgeConnector(timeout=httpx.Timeout(1.0))
+connector: Connector = BridgeConnector(timeout=httpx.Timeout(1.0), network=SIMULATOR_NETWORK)
 
 
 def context(
@@ -297,6 +298,38 @@ async def test_a_transfer_bridge_refuses_is_not_retried(bridge: BridgeSimulator)
     assert "unknown customer" in refused.value.reason
     assert refused.value.fields == {}  # Bridge's key names none of our fields
     assert bridge.transfers == {}
+
+
+async def test_a_transfer_blocked_by_aml_screening_is_a_refusal_not_a_rejected_key(
+    bridge: BridgeSimulator,
+) -> None:
+    bridge.aml_flagged.add(profile().email)
+    with pytest.raises(ProviderRefused) as refused:
+        await connector.create_transfer(context(bridge), await customer(bridge), onramp())
+    assert "aml_violation" in refused.value.reason
+    assert bridge.transfers == {}
+
+
+@pytest.mark.parametrize(
+    ("status", "code", "message", "rejects_the_key"),
+    [
+        (401, "unauthorized", "Invalid API key", True),
+        (403, "forbidden", "This API key has been revoked", True),
+        (403, "invalid_api_key", "Forbidden", True),
+        (403, "missing_required_endorsements", "Customer lacks a required endorsement", False),
+        (403, "developer_limits_exceeded", "Developer-level transaction limits exceeded", False),
+        (401, "not_allowed", "Requested rail or feature is not enabled", False),
+    ],
+)
+async def test_only_a_key_bridge_does_not_accept_is_credentials_rejected(
+    bridge: BridgeSimulator, status: int, code: str, message: str, rejects_the_key: bool
+) -> None:
+    ref = await customer(bridge)
+    bridge.fail_next(Fault(status=status, code=code, message=message, path="/v0/transfers"))
+    with pytest.raises((CredentialsRejected, ProviderRefused)) as failed:
+        await connector.create_transfer(context(bridge), ref, onramp())
+    assert isinstance(failed.value, CredentialsRejected) is rejects_the_key
+    assert message in str(failed.value)
 
 
 async def test_offramp_pays_out_to_the_registered_account(bridge: BridgeSimulator) -> None:

@@ -4,6 +4,7 @@ and the real Bridge connector. Intents move by signed Bridge webhooks and by pol
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import logging
 from collections.abc import AsyncIterator
@@ -12,18 +13,37 @@ from typing import Any
 import httpx
 import pytest
 from sqlalchemy.ext.asyncio import async_sessionmaker
-from sqlmodel import select
+from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 from temporalio.client import Client
 
+from activities.intents import account_details
+from activities.providers import ProviderActivities
+from ramp.adapters.bridge.connector import BridgeConnector
+from ramp.adapters.contract import (
+    AccountDetails,
+    ProviderAccountRef,
+    ProviderContext,
+    ProviderCustomerRef,
+)
+from ramp.adapters.registry import Connectors
 from ramp.config import Settings
-from ramp.db.tables import ProviderAccount, ProviderCustomer, ProviderWebhookEvent
+from ramp.db.tables import (
+    Customer,
+    ExternalAccount,
+    ProviderAccount,
+    ProviderCustomer,
+    ProviderWebhookEvent,
+)
+from ramp.db.types import utcnow
 from ramp.intents.workflow_client import IntentWorkflowClient
-from ramp.provider_webhooks.service import relay
+from ramp.provider_accounts.service import provider_context
+from ramp.provider_webhooks.service import RETRY_FIRST, relay
 from ramp.security.encryption import SecretBox
-from tests.helpers.payments import ACH, WIRE, register_accounts, wait_for_intent, wallet
+from tests.helpers.payments import ACH, WIRE, bank, register_accounts, wait_for_intent, wallet
 from tests.helpers.production import (
     BRIDGE_KEY,
+    approved_customer,
     connected_project,
     customer_token,
     deliver,
@@ -166,46 +186,12 @@ async def test_a_forged_webhook_is_refused_and_changes_nothing(
     assert not any("tr_1" in line or "tr_2" in line for line in refusals)
 
 
-async def _approved_customer(
-    http: httpx.AsyncClient,
-    bridge: BridgeSimulator,
-    merchant: Any,
-    name: str,
-    src: str,
-    dest: str,
-    source: dict[str, Any],
-    destination: dict[str, Any],
-    amount: str = "100.00",
-) -> tuple[str, str]:
-    """A customer whose intent waits on Bridge's links; Bridge approves both at once."""
-    token = await customer_token(http, merchant.project, name)
-    accounts = await register_accounts(http, token, src, dest, source, destination)
-    opened = await http.post(
-        "/v1/intent",
-        json={"srcExternalAccountId": accounts[0], "destExternalAccountId": accounts[1],
-              "amount": amount, "autoExecute": True},
-        headers=bearer(token),
-    )  # fmt: skip
-    assert opened.status_code == 201, opened.text
-    intent_id: str = opened.json()["intent"]["id"]
-    await wait_for_intent(
-        http, token, intent_id,
-        lambda b: all("handoff" in s["metadata"] for s in _steps(b).values()),
-        within=WITHIN,
-    )  # fmt: skip
-    link = next(k for k in bridge.kyc_links.values() if k["email"] == f"{name}@example.com")
-    bridge.set_kyc(link["id"], kyc_status="approved", tos_status="approved")
-    answer = await deliver(http, bridge, merchant.webhook_path, "kyc_link", link)
-    assert answer.status_code == 200, answer.text
-    return token, intent_id
-
-
 async def test_an_offramp_pays_out_to_a_registered_bank_account(
     http: httpx.AsyncClient, db: AsyncSession, production: Settings, bridge: BridgeSimulator
 ) -> None:
     merchant = await connected_project(db, production, bridge)
     payout = copy.deepcopy(WIRE)
-    token, intent_id = await _approved_customer(
+    token, intent_id = await approved_customer(
         http, bridge, merchant, "grace", "USDC_ETHEREUM", "USD",
         wallet("USDC_ETHEREUM"), payout, amount="50",
     )  # fmt: skip
@@ -238,7 +224,7 @@ async def test_a_refused_transfer_fails_the_intent_with_bridges_reason(
 ) -> None:
     merchant = await connected_project(db, production, bridge)
     bridge.fail_next(Fault(status=400, path="/v0/transfers"))
-    token, intent_id = await _approved_customer(
+    token, intent_id = await approved_customer(
         http, bridge, merchant, "refused", "USD", "USDC_ETHEREUM", copy.deepcopy(ACH),
         wallet("USDC_ETHEREUM"),
     )  # fmt: skip
@@ -249,6 +235,43 @@ async def test_a_refused_transfer_fails_the_intent_with_bridges_reason(
     # Never retried: one attempt only.
     assert len(bridge.posts("/v0/transfers")) == 1
     assert bridge.transfers == {}
+
+
+async def test_a_transfer_blocked_by_aml_screening_fails_that_intent_only(
+    http: httpx.AsyncClient, db: AsyncSession, production: Settings, bridge: BridgeSimulator
+) -> None:
+    """Bridge's 403 `aml_violation` refuses one transfer, not the key: the intent fails
+    with Bridge's reason, and the account stays healthy for every other customer."""
+    merchant = await connected_project(db, production, bridge)
+    bridge.aml_flagged.add("flagged@example.com")
+    token, intent_id = await approved_customer(
+        http, bridge, merchant, "flagged", "USD", "USDC_ETHEREUM", copy.deepcopy(ACH),
+        wallet("USDC_ETHEREUM"),
+    )  # fmt: skip
+    failed = await wait_for_intent(
+        http, token, intent_id, lambda b: b["intent"]["status"] == "FAILED", within=WITHIN
+    )
+    assert "aml_violation" in failed["intent"]["failureReason"]
+    assert "blocked by AML screening" in failed["intent"]["failureReason"]
+    assert failed["transaction"] is None
+    assert len(bridge.posts("/v0/transfers")) == 1  # a refusal: never retried
+    account = await db.get(ProviderAccount, merchant.provider_account_id)
+    assert account is not None
+    await db.refresh(account)
+    assert account.status == "HEALTHY", account.status_reason
+    # Still routed: another customer of the project gets Bridge's transfer.
+    listed = await http.get("/v1/providers", headers=merchant.project.basic)
+    assert listed.status_code == 200
+    assert listed.json() != []
+    token, intent_id = await approved_customer(
+        http, bridge, merchant, "cleared", "USD", "USDC_ETHEREUM", copy.deepcopy(ACH),
+        wallet("USDC_ETHEREUM"),
+    )  # fmt: skip
+    placed = await wait_for_intent(
+        http, token, intent_id, lambda b: b["transaction"] is not None, within=WITHIN
+    )
+    assert placed["intent"]["status"] == "PROCESSING"
+    assert len(bridge.transfers) == 1
 
 
 async def test_a_kyc_rejection_fails_the_intent_and_a_replayed_webhook_changes_nothing(
@@ -304,10 +327,12 @@ async def test_an_event_ahead_of_its_intent_is_kept_and_relayed_later(
     assert stored.last_error == "no intent found for it yet"
     # Stored encrypted: the body's contents are not readable at rest.
     assert "not-ours-yet" not in stored.events_encrypted
+    # Due again once its retry delay has passed (another relay's round, later).
     relayed = await relay(
         sessions,
         IntentWorkflowClient(temporal_client, production.task_queue),
         SecretBox.from_settings(production),
+        clock=lambda: utcnow() + RETRY_FIRST,
     )
     assert relayed == 0
     await db.refresh(stored)
@@ -355,12 +380,88 @@ async def test_an_intent_executed_by_the_client_gets_bridges_transfer(
     assert len(bridge.posts("/v0/transfers")) == 1
 
 
+class _RegistersTogether(BridgeConnector):
+    """Bridge's connector, whose payout registrations all answer at one moment (as two
+    intents of one customer paying out to new accounts at once may)."""
+
+    def __init__(self, parties: int, settings: Settings) -> None:
+        # Calls the simulator on loopback, as the deployment's settings allow.
+        super().__init__(network=Connectors.from_settings(settings).network)
+        self._together = asyncio.Barrier(parties)
+
+    async def register_account(
+        self, ctx: ProviderContext, customer: ProviderCustomerRef, account: AccountDetails
+    ) -> ProviderAccountRef:
+        registered = await super().register_account(ctx, customer, account)
+        await self._together.wait()
+        return registered
+
+
+async def test_payout_accounts_registered_at_once_are_all_remembered(
+    http: httpx.AsyncClient,
+    db: AsyncSession,
+    production: Settings,
+    bridge: BridgeSimulator,
+    sessions: async_sessionmaker[AsyncSession],
+) -> None:
+    merchant = await connected_project(db, production, bridge)
+    token = await customer_token(http, merchant.project, "payee")
+    payouts: list[str] = []
+    for n in range(6):
+        number = {"routingNumber": "021000021", "accountNumber": f"00012345678{n}"}
+        _, payout = await register_accounts(
+            http, token, "USDC_ETHEREUM", "USD", wallet("USDC_ETHEREUM"),
+            bank(WIRE, accountIdentifier=number),
+        )  # fmt: skip
+        payouts.append(payout)
+    box = SecretBox.from_settings(production)
+    connector = _RegistersTogether(len(payouts), production)
+    connectors = Connectors({"BRIDGE": connector})
+    activities = ProviderActivities(sessions, box, connectors)
+    _, _, ctx = await provider_context(
+        db, provider_account_id=merchant.provider_account_id, secret_box=box,
+        connectors=connectors,
+    )  # fmt: skip
+    customer_id = (
+        await db.exec(
+            select(Customer.id).where(
+                Customer.project_id == merchant.project.project_id, Customer.external_id == "payee"
+            )
+        )
+    ).one()
+    customer = await activities._customer(connector, ctx, customer_id)
+    accounts = {
+        row.id: account_details(row)
+        for row in (
+            await db.exec(select(ExternalAccount).where(col(ExternalAccount.id).in_(payouts)))
+        ).all()
+    }
+    registered = await asyncio.gather(
+        *(
+            activities._payout_account(connector, ctx, customer, customer_id, id_, accounts[id_])
+            for id_ in payouts
+        )
+    )
+    [row] = (
+        await db.exec(select(ProviderCustomer).where(ProviderCustomer.customer_id == customer_id))
+    ).all()
+    await db.refresh(row)
+    # Every registration remembered: none lost to another written at the same time.
+    assert row.handles == {
+        **customer.handles,
+        **{
+            f"externalAccount:{id_}": ref.provider_account_ref
+            for id_, ref in zip(payouts, registered, strict=True)
+        },
+    }
+
+
 async def test_a_payout_account_bridge_refuses_names_our_field(
     http: httpx.AsyncClient, db: AsyncSession, production: Settings, bridge: BridgeSimulator
 ) -> None:
     merchant = await connected_project(db, production, bridge)
     # Bridge's `us` accounts need the owner's address; this one has none.
-    token, intent_id = await _approved_customer(
+    token, intent_id = await approved_customer(
         http, bridge, merchant, "noaddress", "USDC_ETHEREUM", "USD",
         wallet("USDC_ETHEREUM"), copy.deepcopy(ACH), amount="20",
     )  # fmt: skip
@@ -375,7 +476,7 @@ async def test_a_customer_approved_at_bridge_skips_the_steps(
     http: httpx.AsyncClient, db: AsyncSession, production: Settings, bridge: BridgeSimulator
 ) -> None:
     merchant = await connected_project(db, production, bridge)
-    token, first = await _approved_customer(
+    token, first = await approved_customer(
         http, bridge, merchant, "returning", "USD", "USDC_ETHEREUM", copy.deepcopy(ACH),
         wallet("USDC_ETHEREUM"),
     )  # fmt: skip
@@ -417,7 +518,7 @@ async def test_a_customer_cancels_a_bridge_intent_until_the_funds_arrive(
     http: httpx.AsyncClient, db: AsyncSession, production: Settings, bridge: BridgeSimulator
 ) -> None:
     merchant = await connected_project(db, production, bridge)
-    token, intent_id = await _approved_customer(
+    token, intent_id = await approved_customer(
         http, bridge, merchant, "cancels", "USD", "USDC_ETHEREUM", copy.deepcopy(ACH),
         wallet("USDC_ETHEREUM"),
     )  # fmt: skip
@@ -434,7 +535,7 @@ async def test_a_customer_cancels_a_bridge_intent_until_the_funds_arrive(
     assert bridge.transfers[transfer["id"]]["state"] == "canceled"
 
     # Another intent whose funds arrived: too late to cancel, nothing changes.
-    token, later = await _approved_customer(
+    token, later = await approved_customer(
         http, bridge, merchant, "toolate", "USD", "USDC_ETHEREUM", copy.deepcopy(ACH),
         wallet("USDC_ETHEREUM"),
     )  # fmt: skip

@@ -26,10 +26,11 @@ from ramp.adapters.contract import (
 from ramp.catalog import MovementType, Rail
 from ramp.quotes.accounts import ConnectorQuoter
 from ramp.quotes.models import ProviderQuote, RailQuoteRequest
+from tests.helpers.production import SIMULATOR_NETWORK
 from tests.simulators.bridge import BridgeSimulator, Fault, running
 
 KEY = "sk-test-quotes-key"
-connector: Connector = BridgeConnector(timeout=httpx.Timeout(1.0))
+connector: Connector = BridgeConnector(timeout=httpx.Timeout(1.0), network=SIMULATOR_NETWORK)
 
 
 def request(src: str, dest: str, amount: str = "100.00") -> QuoteRequest:

@@ -138,7 +138,15 @@ async def test_customer_token_is_refused_when_expired(
 async def test_customer_id_is_required_and_typed(
     client: httpx.AsyncClient, project: ProjectCredentials
 ) -> None:
-    for body, pointer in (({}, "/id"), ({"id": 5}, "/id"), ({"id": ""}, "/id")):
+    for body, pointer in (
+        ({}, "/id"),
+        ({"id": 5}, "/id"),
+        ({"id": ""}, "/id"),
+        # Printable only (issue 23): line and paragraph separators, format characters.
+        ({"id": "user\u2028one"}, "/id"),
+        ({"id": "user\u2029one"}, "/id"),
+        ({"id": "user\u200bone"}, "/id"),
+    ):
         response = await client.post("/v1/customers", json=body, headers=project.basic)
         assert response.status_code == 400
         error = response.json()

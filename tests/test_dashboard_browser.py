@@ -205,6 +205,47 @@ async def test_an_owner_runs_a_sandbox_project_from_the_setup_link(
         await page.get_by_role("link", name=tab).click()
         await expect(page.get_by_role("heading", level=1, name=heading)).to_be_visible()
         assert await page.evaluate("document.documentElement.scrollWidth") <= 360, tab
+    # On a phone the intents table is one card per intent: its Provider and Customer
+    # (by the project's id) are on the screen, not off to the side.
+    await page.get_by_role("link", name="Intents").click()
+    for label in ("Provider", "Customer"):
+        cell = page.locator(f'table.records td[data-label="{label}"]').first
+        await cell.scroll_into_view_if_needed()
+        await expect(cell).to_be_in_viewport()
+        box = await cell.bounding_box()
+        assert box is not None
+        assert box["x"] + box["width"] <= 360, (label, box)
+    await expect(page.locator('td[data-label="Customer"]').first).to_have_text("user-1")
+    assert await page.locator(".scroll").first.evaluate("e => e.scrollWidth <= e.clientWidth")
+    await _shot(page, "intents-360")
+    # The audit log's action codes are never broken mid-word.
+    await page.get_by_role("link", name="Audit log").click()
+    code = page.locator("code.token", has_text="webhook.added").first
+    lines = await code.evaluate(
+        "e => e.getBoundingClientRect().height / parseFloat(getComputedStyle(e).lineHeight)"
+    )
+    assert lines < 1.5, lines
+    # ... and each entry's project and details are on the screen too.
+    for label in ("Project", "Details"):
+        cell = page.locator(f'tr:has(code:text("webhook.added")) td[data-label="{label}"]')
+        box = await cell.bounding_box()
+        assert box is not None
+        assert box["x"] + box["width"] <= 360, (label, box)
+    await _shot(page, "audit-360")
+    # The TOTP enrolment's URI: in a box of its own that fits the screen, wrapped at its
+    # parts, copied whole by its button.
+    await page.get_by_role("link", name="Security").click()
+    uri = page.locator("#totp-uri")
+    box = await uri.bounding_box()
+    assert box is not None
+    assert box["x"] + box["width"] <= 360, box
+    assert await uri.evaluate("e => e.scrollWidth <= e.clientWidth")
+    text = (await uri.inner_text()).strip()
+    assert text.startswith("otpauth://totp/")
+    assert "secret=" in text
+    await _shot(page, "security-360")
+    await page.locator('button[data-copy="totp-uri"]').click()
+    assert await page.evaluate("navigator.clipboard.readText()") == text
     await context.close()
 
 

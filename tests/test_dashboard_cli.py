@@ -57,6 +57,40 @@ def test_org_create_prints_a_one_time_setup_link(tmp_path: Path) -> None:
     assert "email address is not valid" in bad.stderr
 
 
+def test_in_the_sandbox_the_first_organization_gets_the_demo_project(tmp_path: Path) -> None:
+    # The demo project as `ramp dev` leaves it: in an organization nobody belongs to,
+    # named by the data dir's marker.
+    made = ramp("project", "create", "--name", "Demo", "--data-dir", str(tmp_path))
+    assert made.returncode == 0, made.stderr
+    demo = json.loads(made.stdout)
+    (tmp_path / "demo-project.json").write_text(json.dumps({"projectId": demo["projectId"]}))
+    first = ramp(
+        "org", "create", "--name", "Acme", "--owner-email", "owner@acme.test",
+        "--data-dir", str(tmp_path),
+    )  # fmt: skip
+    assert first.returncode == 0, first.stderr
+    body = json.loads(first.stdout)
+    assert body["demoProjectId"] == demo["projectId"]
+    second = ramp(
+        "org", "create", "--name", "Other", "--owner-email", "other@acme.test",
+        "--data-dir", str(tmp_path),
+    )  # fmt: skip
+    assert second.returncode == 0, second.stderr
+    assert "demoProjectId" not in json.loads(second.stdout)
+    with sqlite3.connect(tmp_path / "ramp.db") as connection:
+        [(owner,)] = connection.execute(
+            "SELECT organization_id FROM project WHERE id = ?", (demo["projectId"],)
+        ).fetchall()
+    assert owner == body["organizationId"]
+
+
+def test_ramp_dev_help_says_what_the_data_dir_holds_in_any_environment() -> None:
+    shown = ramp("dev", "--help")
+    assert shown.returncode == 0, shown.stderr
+    assert "sandbox data" not in shown.stdout
+    assert "Where the stack's data lives" in " ".join(shown.stdout.split())
+
+
 def _encrypted_values(database: Path) -> list[str]:
     with sqlite3.connect(database) as connection:
         return [

@@ -55,11 +55,21 @@ async def test_the_intent_list_filters_and_the_sandbox_tools_walk_a_step(
     bad = await client.get(url, params={"from": "yesterday"}, headers=owner.read)
     assert_envelope(bad, 400, "VALIDATION_ERROR")
 
+    # The owner knows the customer by the project's own id: the filter takes it too.
+    found = await client.get(url, params={"customerId": "user-1"}, headers=owner.read)
+    assert len(found.json()) == 1, found.text
+
     page = await client.get(f"/dashboard/projects/{project_id}/intents", headers=owner.read)
     assert intent["id"][:8] in page.text
+    assert '<td data-label="Customer">user-1</td>' in page.text
+    assert customer_id[:8] not in page.text
     intent_url = f"/dashboard/projects/{project_id}/intents/{intent['id']}"
     detail = await client.get(intent_url, headers=owner.read)
     assert detail.status_code == 200
+    assert '<span id="customer-id">user-1</span>' in detail.text
+    # The provider by its name, once: not "Name (sandbox) (sandbox_code)".
+    assert f"({provider})" not in detail.text
+    assert f'<td data-label="Provider">{provider}</td>' not in page.text
     assert "Sandbox tools" in detail.text
     code = intent["compliancePlan"]["currentStepCode"]
     assert code in detail.text

@@ -11,7 +11,11 @@ import pytest
 from sqlalchemy.ext.asyncio import async_sessionmaker
 from sqlmodel.ext.asyncio.session import AsyncSession
 
+from ramp import projects
+from ramp.config import Environment, Settings
+from ramp.organizations import members
 from ramp.organizations.access import Role
+from ramp.security.encryption import SecretBox
 from tests.helpers.dashboard import Member, invited, join, new_organization
 
 pytestmark = pytest.mark.usefixtures("migrated")
@@ -36,6 +40,10 @@ async def test_a_project_made_in_the_pages_works_against_the_public_api(
     home = await client.get("/dashboard", headers=owner.read)
     assert home.status_code == 200
     assert "No project yet" in home.text
+    # A sandbox server says where its demo project is, and what a production project
+    # made here is.
+    assert "belongs to the first organization made with" in home.text
+    assert "This server runs the sandbox" in home.text
     for header in ("content-security-policy", "x-frame-options", "referrer-policy"):
         assert header in home.headers
     created = await client.post(
@@ -58,6 +66,13 @@ async def test_a_project_made_in_the_pages_works_against_the_public_api(
         page = await client.get(path, headers=owner.read)
         assert page.status_code == 200, (path, page.text)
         assert secret not in page.text
+        title = re.search(r"<title>(.*?)</title>", page.text, re.S)
+        assert title, path
+        assert "<" not in title.group(1), (path, title.group(1))
+    project_page = await client.get(base, headers=owner.read)
+    assert "<title>Shop · Ramp</title>" in project_page.text
+    # The partner fee section is on the page once, in its body.
+    assert project_page.text.count('id="fee"') == 1
     rotated = await client.post(
         base + "/rotate-secret",
         data={"csrf_token": owner.csrf, "grace_hours": "0"},
@@ -120,3 +135,32 @@ async def test_a_developer_cannot_see_members_nor_anyone_another_organization(
         page = await client.get(f"/dashboard/projects/{project_id}{path}", headers=other.read)
         assert page.status_code == 404, path
         assert "Secret shop" not in page.text
+
+
+async def test_the_first_organization_gets_the_unclaimed_demo_project(
+    client: httpx.AsyncClient, sessions: async_sessionmaker[AsyncSession], migrated: Settings
+) -> None:
+    # The demo project as `ramp dev` makes it: in an organization nobody belongs to.
+    async with sessions() as session:
+        demo = await projects.create_project(
+            session,
+            name="Demo sandbox project",
+            environment=Environment.SANDBOX,
+            secret_box=SecretBox.from_settings(migrated),
+        )
+    first = await new_organization(sessions, "first@acme.test")
+    second = await new_organization(sessions, "second@acme.test")
+    async with sessions() as session:
+        adopted = await members.adopt_unclaimed_project(
+            session, organization_id=first.organization_id, project_id=demo.projectId
+        )
+        assert adopted
+        # Once an organization has it, nobody else can take it.
+        assert not await members.adopt_unclaimed_project(
+            session, organization_id=second.organization_id, project_id=demo.projectId
+        )
+    owner = await join(client, first)
+    home = await client.get("/dashboard", headers=owner.read)
+    assert f'href="/dashboard/projects/{demo.projectId}"' in home.text
+    other = await join(client, second)
+    assert demo.projectId not in (await client.get("/dashboard", headers=other.read)).text

@@ -99,6 +99,17 @@ async def test_webhook_endpoints_in_the_pages_and_a_redelivery(
     ]
     for action in ("webhook.added", "webhook.changed", "webhook.redelivered", "webhook.removed"):
         assert action in actions
+    # The audit page reads as prose: each webhook row names its project, details are
+    # lists and yes/no (never a Python repr), an action code is one unbroken token.
+    audit = (await client.get("/dashboard/audit", headers=owner.read)).text
+    rows = [row for row in audit.split("<tr>") if "webhook.added" in row]
+    assert len(rows) == 1, audit
+    assert f'<a href="/dashboard/projects/{pid}">Shop</a>' in rows[0]
+    assert "event types: INTENT_STATUS_CHANGED" in rows[0]
+    assert "enabled: yes" in rows[0]
+    for repr_ in ("[&#39;", "['", "True", "False", "None"):
+        assert repr_ not in audit
+    assert '<code class="token">webhook.added</code>' in rows[0]
 
 
 async def test_issuers_origins_members_and_keys_in_the_pages(

@@ -41,9 +41,18 @@ async def test_production_project_routes_only_through_configured_providers(
     live = await production_project(db, migrated)
     routes = await production_client.get("/v1/currencies/supported", headers=live.basic)
     assert routes.status_code == 200
-    # No real provider adapter is configured (none exist yet): nothing to route through.
+    # No provider account connected: nothing to route through. The lists keep the
+    # specification's shape (empty arrays); a header says why, and what to do.
     assert routes.json() == []
-    assert (await production_client.get("/v1/providers", headers=live.basic)).json() == []
+    providers = await production_client.get("/v1/providers", headers=live.basic)
+    assert providers.json() == []
+    for answer in (routes, providers):
+        assert "no provider account" in answer.headers["Ramp-Hint"]
+        assert "ramp provider-account set" in answer.headers["Ramp-Hint"]
+    # ... and the OpenAPI document says so.
+    document = (await production_client.get("/v1/openapi.json")).json()
+    for path in ("/providers", "/currencies/supported"):
+        assert "Ramp-Hint" in document["paths"][path]["get"]["responses"]["200"]["headers"]
     requirements = await production_client.get(
         "/v1/external-accounts/requirements",
         params={"src": "USD", "dest": "USDC_ETHEREUM"},
@@ -51,6 +60,15 @@ async def test_production_project_routes_only_through_configured_providers(
     )
     assert requirements.status_code == 400
     assert requirements.json()["code"] == "UNSUPPORTED_ROUTE"
+    assert "no provider account" in requirements.json()["message"]
+    assert "ramp provider-account set" in requirements.json()["message"]
+    quote = await production_client.get(
+        "/v1/intent/quote",
+        params={"srcCurrencyCode": "USD", "destCurrencyCode": "USDC_ETHEREUM", "srcAmount": "10"},
+        headers=live.basic,
+    )
+    assert quote.status_code == 400, quote.text
+    assert "no provider account" in quote.json()["message"]
 
 
 async def test_credentials_and_tokens_work_only_in_their_environment(
@@ -66,6 +84,10 @@ async def test_credentials_and_tokens_work_only_in_their_environment(
     assert refused.status_code == 401
     assert refused.json()["code"] == "INVALID_CREDENTIALS"
     assert (await client.get("/v1/providers", headers=live.basic)).status_code == 401
+    # A sandbox project has its mock providers: no hint.
+    mocks = await client.get("/v1/providers", headers=project.basic)
+    assert mocks.json()
+    assert "Ramp-Hint" not in mocks.headers
     sandbox_customer = await client.post("/v1/customers", json={"id": "c"}, headers=project.basic)
     token = sandbox_customer.json()["access_token"]
     response = await production_client.post(
@@ -86,7 +108,7 @@ async def test_production_jwks_must_be_on_a_public_host(
         "https://169.254.169.254/latest",
         "https://[::1]/jwks",
     ):
-        with pytest.raises(ValueError, match=r"public host|https|loopback"):
+        with pytest.raises(ValueError, match=r"public host|https|loopback|never reaches"):
             await projects.trust_issuer(
                 db, project_id=live.project_id, issuer="https://i", audiences=["a"], jwks_url=url
             )

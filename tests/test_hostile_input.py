@@ -217,12 +217,12 @@ async def test_crafted_cursors_are_refused(
     ):
         response = await client.get(path, params={"cursor": CRAFTED_CURSORS[name]}, headers=headers)
         assert_envelope(response, 400, "INVALID_CURSOR")
-    # A well-formed cursor still pages (to nothing here).
+    # A well-formed position is refused too: it is not signed (issue 23).
     good = _cursor(["2026-01-01T00:00:00+00:00", "00000000-0000-4000-8000-000000000000"])
     response = await client.get(
         "/v1/intent", params={"cursor": good}, headers=bearer(customer["access_token"])
     )
-    assert response.status_code == 200, response.text
+    assert_envelope(response, 400, "INVALID_CURSOR")
 
 
 async def test_control_characters_in_the_url_are_refused(
@@ -347,6 +347,9 @@ MALFORMED = {
     b"Content-Length: 2\r\nContent-Length: 3\r\n\r\n{}",
     "bad chunk": b"POST /v1/customers HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n"
     b"Content-Type: application/json\r\n\r\nzz\r\n{}\r\n0\r\n\r\n",
+    # HTTP/1.1 needs exactly one Host (issue 23: httptools served these with a 200).
+    "no host": b"GET /healthz HTTP/1.1\r\nConnection: close\r\n\r\n",
+    "two hosts": b"GET /healthz HTTP/1.1\r\nHost: x\r\nHost: y\r\n\r\n",
 }
 
 
@@ -363,4 +366,7 @@ async def test_malformed_http_gets_the_envelope(served_port: int) -> None:
     answer = await _exchange(
         served_port, b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
     )
+    assert answer.startswith(b"HTTP/1.1 200"), answer
+    # HTTP/1.0 has no Host requirement.
+    answer = await _exchange(served_port, b"GET /healthz HTTP/1.0\r\n\r\n")
     assert answer.startswith(b"HTTP/1.1 200"), answer

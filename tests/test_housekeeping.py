@@ -16,7 +16,13 @@ from temporalio.worker import Replayer, Worker
 
 import worker as service_worker
 from ramp.config import Settings
-from ramp.db.tables import OnboardingSubmission, OnboardingVerdict, WalletNonce
+from ramp.db.tables import (
+    AuditEvent,
+    OnboardingSubmission,
+    OnboardingVerdict,
+    Organization,
+    WalletNonce,
+)
 from ramp.db.types import utcnow
 from ramp.housekeeping import SCHEDULE_ID, NoncePurge, NoncePurgeResult
 from tests.helpers.onboarding import (
@@ -143,3 +149,41 @@ async def test_runs_recorded_before_submissions_were_purged_still_replay() -> No
     )
     result = await replayer.replay_workflow(history)
     assert result.replay_failure is None
+
+
+async def test_audit_entries_are_kept_for_their_retention_period(
+    temporal_client: Client, worker: Worker, db: AsyncSession, migrated: Settings
+) -> None:
+    """Issue 23: the audit log is kept RAMP_AUDIT_RETENTION_DAYS (365 by default), then
+    purged by the housekeeping run (the session's worker keeps the default)."""
+    organization = Organization(id=str(uuid.uuid4()), name="Audited")
+    db.add(organization)
+    await db.commit()
+    now = utcnow()
+    ages = {"kept": timedelta(days=364), "purged": timedelta(days=366)}
+    db.add_all(
+        AuditEvent(
+            id=str(uuid.uuid4()),
+            organization_id=organization.id,
+            actor="owner@audited.test",
+            action="project.created",
+            target=name,
+            details={},
+            ip="127.0.0.1",
+            created_at=now - age,
+        )
+        for name, age in ages.items()
+    )
+    await db.commit()
+    await temporal_client.execute_workflow(
+        PurgeExpiredNonces.run,
+        NoncePurge(retention_seconds=24 * 3600),
+        id=f"purge-{uuid.uuid4()}",
+        task_queue=migrated.task_queue,
+    )
+    left = (
+        await db.exec(
+            select(AuditEvent.target).where(AuditEvent.organization_id == organization.id)
+        )
+    ).all()
+    assert list(left) == ["kept"]

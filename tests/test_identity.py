@@ -36,6 +36,7 @@ from ramp.identity.wallet import (
     build_sign_in_message,
     verify_sign_in,
 )
+from ramp.security.network import LOCAL_ALLOWED
 from tests.helpers.identity_provider import JwksServer, public_jwk, serve_jwks
 
 # --------------------------------------------------------------------------- wallet
@@ -317,7 +318,13 @@ def jwks(keys: Keys) -> Iterator[JwksServer]:
 
 @pytest.fixture
 def trusted(jwks: JwksServer) -> TrustedIssuer:
-    return TrustedIssuer(issuer=ISSUER, audiences=("other-client", AUDIENCE), jwks_url=jwks.url)
+    # A local identity provider, as a sandbox project may trust.
+    return TrustedIssuer(
+        issuer=ISSUER,
+        audiences=("other-client", AUDIENCE),
+        jwks_url=jwks.url,
+        network=LOCAL_ALLOWED,
+    )
 
 
 @pytest.fixture
@@ -501,7 +508,9 @@ def test_jwks_server_down(keys: Keys, verifier: OidcVerifier) -> None:
     server, stop = serve_jwks()
     url = server.url
     stop()  # nothing listens on that port any more
-    issuer = TrustedIssuer(issuer=ISSUER, audiences=(AUDIENCE,), jwks_url=url)
+    issuer = TrustedIssuer(
+        issuer=ISSUER, audiences=(AUDIENCE,), jwks_url=url, network=LOCAL_ALLOWED
+    )
     assert oidc_code(verifier, id_token(keys.rsa_key), issuer) == "OIDC_KEYS_UNAVAILABLE"
 
 

@@ -3,6 +3,8 @@ pagination, errors and the authorization matrix, through HTTP."""
 
 from __future__ import annotations
 
+import base64
+import json
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
@@ -192,3 +194,49 @@ async def test_intent_search_errors(
         answer = await client.get("/v1/intents", params=params, headers=project.basic)
         assert answer.status_code == 400, (params, answer.text)
         assert answer.json()["statusCode"] == 400
+
+
+def _cursor_of(response: httpx.Response) -> str:
+    link = next_link(response)
+    assert link is not None, response.text
+    return parse_qs(urlsplit(link).query)["cursor"][0]
+
+
+async def test_cursors_are_signed_and_bound_to_their_list(
+    client: httpx.AsyncClient, project: ProjectCredentials, db: AsyncSession, migrated: Settings
+) -> None:
+    """Issue 23: cursors were unsigned base64 JSON; a crafted one was accepted, and a
+    /customers cursor paged /intents."""
+    customers = [await make_customer(client, project, f"cursor-{n}") for n in range(3)]
+    first = await client.get("/v1/customers", params={"limit": "1"}, headers=project.basic)
+    cursor = _cursor_of(first)
+    second = await client.get(
+        "/v1/customers", params={"limit": "1", "cursor": cursor}, headers=project.basic
+    )
+    assert second.status_code == 200, second.text
+    assert [c["id"] for c in second.json()] == [customers[1]["id"]]
+
+    position, _, signature = cursor.partition(".")
+    crafted = base64.urlsafe_b64encode(
+        json.dumps(["9999-12-31T23:59:59+14:00", customers[0]["id"]]).encode()
+    )
+    other = await make_project(db, migrated, "Cursor thief")
+    for path, params, headers in (
+        # The position is its own, the signature not.
+        ("/v1/customers", {"cursor": crafted.decode().rstrip("=")}, project.basic),
+        ("/v1/customers", {"cursor": f"{crafted.decode().rstrip('=')}.{signature}"}, project.basic),
+        ("/v1/customers", {"cursor": position}, project.basic),
+        ("/v1/customers", {"cursor": f"{position}.{'0' * 64}"}, project.basic),
+        # Another list of the same project, and the same list of another project.
+        ("/v1/intents", {"cursor": cursor}, project.basic),
+        ("/v1/webhooks/deliveries", {"cursor": cursor}, project.basic),
+        ("/v1/customers", {"cursor": cursor}, other.basic),
+        (
+            "/v1/intent",
+            {"cursor": cursor},
+            bearer(customers[0]["access_token"]),
+        ),
+    ):
+        refused = await client.get(path, params=params, headers=headers)
+        assert refused.status_code == 400, (path, params, refused.text)
+        assert refused.json()["code"] == "INVALID_CURSOR", (path, params)

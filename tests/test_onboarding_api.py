@@ -21,13 +21,13 @@ from api.openapi import openapi_document
 from ramp.config import Settings
 from ramp.db.tables import OnboardingSubmission
 from ramp.onboarding.forms import FORMS, SUBMISSION_MODELS
-from ramp.onboarding.origins import (
+from ramp.onboarding.verification import sandbox_verdict
+from ramp.origins import (
     InvalidOrigin,
     content_security_policy,
     normalize_origin,
     origin_allowed,
 )
-from ramp.onboarding.verification import sandbox_verdict
 from ramp.security.encryption import SecretBox
 from ramp.security.tokens import TokenService
 from tests.helpers.cli import ramp

@@ -13,6 +13,7 @@ from sqlmodel import select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from ramp import projects
+from ramp.adapters.registry import Connectors
 from ramp.config import Environment, Settings
 from ramp.db.tables import ProviderAccount
 from ramp.errors import Conflict, InvalidInput, NotFound, Unavailable
@@ -60,6 +61,7 @@ async def connect(
         credentials=credentials,
         secret_box=SecretBox.from_settings(settings),
         public_url=settings.public_url,
+        connectors=Connectors.from_settings(settings),
     )
 
 
@@ -151,6 +153,47 @@ async def test_invalid_credentials_are_refused_with_the_providers_reason(
     assert unknown.value.code == "UNKNOWN_PROVIDER"
 
 
+async def test_refusals_name_what_was_tried_and_what_to_do(
+    db: AsyncSession, migrated: Settings, bridge: BridgeSimulator
+) -> None:
+    project_id = await production_project(db, migrated)
+    # A wrong environment: the allowed values, checked here, nothing sent to Bridge.
+    before = len(bridge.requests)
+    with pytest.raises(InvalidInput) as wrong:
+        await connect(db, migrated, project_id, {"apiKey": GOOD_KEY, "environment": "staging"})
+    assert wrong.value.code == "INVALID_CREDENTIALS"
+    assert "/environment must be one of sandbox, production" in wrong.value.message
+    assert "nothing was sent to BRIDGE" in wrong.value.message
+    assert wrong.value.details["fields"] == [
+        {"pointer": "/environment", "reason": "must be one of sandbox, production"}
+    ]
+    assert "staging" not in wrong.value.message
+    assert len(bridge.requests) == before
+    # A field that is not Bridge's is named with the ones that are; a missing one too.
+    with pytest.raises(InvalidInput) as unknown:
+        await connect(db, migrated, project_id, {"apiKey": GOOD_KEY, "env": "sandbox"})
+    reasons = {f["pointer"]: f["reason"] for f in unknown.value.details["fields"]}
+    assert reasons["/environment"] == "is required"
+    assert reasons["/env"] == "is not one of the fields: apiKey, environment, baseUrl"
+    # Nothing answers at the address: the refusal names it, once, and says what to do.
+    dead = f"http://127.0.0.1:{_closed_port()}/v0"
+    with pytest.raises(Unavailable) as unreachable:
+        await connect(db, migrated, project_id, {**bridge_credentials(bridge), "baseUrl": dead})
+    assert unreachable.value.code == "PROVIDER_UNREACHABLE"
+    assert unreachable.value.message.count(dead) == 1
+    assert "try again" in unreachable.value.message
+    assert unreachable.value.details == {"provider": "BRIDGE", "url": dead}
+
+
+def _closed_port() -> int:
+    """A loopback port nothing listens on (bound, then released)."""
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
 async def test_sandbox_projects_keep_their_mock_providers(
     db: AsyncSession, migrated: Settings, bridge: BridgeSimulator
 ) -> None:
@@ -222,7 +265,8 @@ async def test_sealed_credentials_are_bound_to_their_account(
 async def test_cli_sets_lists_and_disables(tmp_path: Path, bridge: BridgeSimulator) -> None:
     # The simulator serves on this event loop: the command runs in a thread.
     data = tmp_path / "prod"
-    env = {"RAMP_ENV": "production", **_cli_keys()}
+    # The simulator is on loopback: the operator allows it, as a staging proxy.
+    env = {"RAMP_ENV": "production", "RAMP_PROVIDER_NETWORKS": "127.0.0.1/32", **_cli_keys()}
     created = await asyncio.to_thread(
         ramp, "project", "create", "--name", "Shop", "--data-dir", str(data), env=env
     )
@@ -250,6 +294,19 @@ async def test_cli_sets_lists_and_disables(tmp_path: Path, bridge: BridgeSimulat
     assert "INVALID_CREDENTIALS" in refused.stderr
     assert "Invalid API key" in refused.stderr
     assert "sk-test-not-a-key" not in refused.stderr
+    # An address where nothing answers: one line naming it (no log line repeating it).
+    dead = f"http://127.0.0.1:{_closed_port()}/v0"
+    unreachable = tmp_path / "dead.json"
+    unreachable.write_text(json.dumps({**bridge_credentials(bridge), "baseUrl": dead}))
+    refused = await asyncio.to_thread(
+        ramp,
+        "provider-account", "set", "--project-id", project_id, "--provider", "BRIDGE",
+        "--credentials-file", str(unreachable), "--data-dir", str(data), env=env,
+    )  # fmt: skip
+    assert refused.returncode != 0
+    assert refused.stderr.count(dead) == 1, refused.stderr
+    assert refused.stderr.strip().count("\n") == 0, refused.stderr
+    assert refused.stderr.startswith("Error: PROVIDER_UNREACHABLE: ")
     listed = await asyncio.to_thread(
         ramp,
         "provider-account",

@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from ramp.intents import handoffs, lifecycle
+from ramp.intents.events import WebhookEventType, transition_events
 from ramp.intents.models import (
     CheckResult,
     IntentRequest,
@@ -15,7 +16,6 @@ from ramp.intents.models import (
 )
 from ramp.intents.provider_calls import ComplianceStanding, Handoff
 from ramp.intents.states import IntentStatus, PlanStatus, StepOutcome, StepStatus
-from ramp.webhooks.events import WebhookEventType, transition_events
 
 NOW = datetime(2026, 11, 23, 12, 0, tzinfo=UTC)
 REQUIREMENTS = [

@@ -159,6 +159,18 @@ async def test_errors_and_authentication(
         response = await client.get(PATH, params={**base, **change}, headers=project.basic)
         assert response.status_code == 400, (change, response.text)
         assert response.json()["code"] == code, change
+    # Each named (issue 23: these answered 200 with an empty list).
+    refusals: list[tuple[Any, str]] = [
+        ({**base, "countryCode": "ZZZ"}, "/countryCode"),
+        ({**base, "countryCode": "us"}, "/countryCode"),
+        ({**base, "providerId": "00000000-0000-4000-8000-000000000000"}, "/providerId"),
+        ([*base.items(), ("srcAmount", "5.00")], "/srcAmount"),
+    ]
+    for params, pointer in refusals:
+        refused = await client.get(PATH, params=params, headers=project.basic)
+        assert refused.status_code == 400, (params, refused.text)
+        assert refused.json()["code"] == "VALIDATION_ERROR", params
+        assert [f["pointer"] for f in refused.json()["details"]["fields"]] == [pointer], params
     missing = await client.get(PATH, params={"srcAmount": "1"}, headers=project.basic)
     assert missing.status_code == 400
     pointers = {f["pointer"] for f in missing.json()["details"]["fields"]}

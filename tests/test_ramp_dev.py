@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+import subprocess
 from pathlib import Path
 
 import httpx
@@ -14,6 +16,25 @@ def test_sandbox_serves_the_integration_order_and_keeps_data(tmp_path: Path) -> 
     try:
         client_id, secret = dev.credentials()
         assert len(descendants(dev.process.pid)) >= 3  # temporal, worker, api
+        # Each step of the start says what it did and how long it took.
+        for step in (
+            "[ramp] starting the sandbox stack",
+            "[ramp] database migrated in ",
+            "[ramp] demo project created (",
+            "[ramp] Temporal dev server answering (",
+            "[ramp] worker and API answering (",
+            "[ramp] sandbox is ready (",
+        ):
+            assert step in dev.log, (step, dev.log)
+        assert re.search(r"sandbox is ready \(\d+\.\d s after start\)", dev.log), dev.log
+        # The command the banner names works as typed (from where the sandbox runs).
+        named = re.search(r"first: (\S+) org create", dev.log)
+        assert named, dev.log
+        assert named.group(1) != "ramp"  # not on the PATH
+        typed = subprocess.run(
+            [named.group(1), "org", "--help"], capture_output=True, text=True, timeout=60
+        )
+        assert typed.returncode == 0, typed.stderr
         assert httpx.get(f"{dev.api}/healthz").json()["status"] == "ok"
         api = f"{dev.api}/v1"
         auth = (client_id, secret)
@@ -48,6 +69,7 @@ def test_sandbox_serves_the_integration_order_and_keeps_data(tmp_path: Path) -> 
     again = SandboxProcess(tmp_path / "data")
     try:
         assert again.credentials() == (client_id, secret)
+        assert "[ramp] demo project found (" in again.log
         retrieved = httpx.post(
             f"{again.api}/v1/customers", json={"id": "walkthrough"}, auth=(client_id, secret)
         )

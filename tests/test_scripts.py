@@ -169,6 +169,20 @@ def test_a_changed_pyproject_installs_again(tmp_path: Path) -> None:
     assert not list((project / ".venv").glob(".installed-*"))
 
 
+def test_the_install_gives_its_real_reason(tmp_path: Path) -> None:
+    project = _project(tmp_path)
+    # Nothing installed into this .venv yet (or the last install did not finish).
+    done = _ensure(project, "dev")
+    assert "(no install into it has finished yet)" in done.stdout, done.stdout
+    # The service alone was installed: the tests' extras were never, pyproject unchanged.
+    _stamp(project).touch()
+    done = _ensure(project, "dev")
+    assert "(the [dev] extras were never installed into it: only the service was)" in done.stdout
+    assert "pyproject.toml changed" not in done.stdout
+    # What each step takes is printed when it ends; pip prints its own progress.
+    assert "pip's progress follows" in done.stdout
+
+
 def test_an_editable_install_prints_no_setuptools_warning(tmp_path: Path) -> None:
     subprocess.run(
         [sys.executable, "-m", "venv", "--without-pip", "venv"], cwd=tmp_path, check=True

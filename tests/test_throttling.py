@@ -1,6 +1,6 @@
 """Throttling over HTTP against the app, with counters in memory and in the real Redis
 at 127.0.0.1:6379 (each test under a key prefix of its own): failed client-credential
-checks per client id and per address, per-project request budgets with `RateLimit-*`
+checks per (client id, address) and per address, per-project request budgets with `RateLimit-*`
 headers, and the unauthenticated endpoints per address."""
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ REDIS_URL = "redis://127.0.0.1:6379/0"
 ROOMY = {
     "RAMP_RATE_LIMIT_PROJECT": "1000/60",
     "RAMP_RATE_LIMIT_PUBLIC": "1000/60",
-    "RAMP_AUTH_FAILURES_PER_CLIENT": "1000/60",
+    "RAMP_AUTH_FAILURES_PER_CLIENT_ADDRESS": "1000/60",
     "RAMP_AUTH_FAILURES_PER_ADDRESS": "1000/60",
 }
 
@@ -96,7 +96,7 @@ def assert_throttled(response: httpx.Response, code: str) -> int:
     return retry_after
 
 
-async def test_failed_secrets_lock_the_client_id_out_then_even_the_right_one(
+async def test_failed_secrets_throttle_the_client_id_from_that_address_only(
     migrated: Settings,
     backend: str,
     redis_prefix: str,
@@ -104,28 +104,33 @@ async def test_failed_secrets_lock_the_client_id_out_then_even_the_right_one(
     db: AsyncSession,
 ) -> None:
     settings = throttled_settings(
-        migrated, backend, redis_prefix, RAMP_AUTH_FAILURES_PER_CLIENT="3/60"
+        migrated, backend, redis_prefix, RAMP_AUTH_FAILURES_PER_CLIENT_ADDRESS="3/60"
     )
     other = await make_project(db, migrated, "Other project")
     wrong = basic(project.client_id, "sk_sandbox_guess")
     async with running(settings) as client_from:
-        # Each guess from an address of its own: the client id is what is counted.
+        # Guesses from addresses of their own are not added up: the client id is no
+        # secret, and counting it everywhere would let anyone lock its project out.
         for attempt in range(3):
             refused = await client_from(f"10.0.0.{attempt}").get(
                 "/v1/currencies/supported", headers=wrong
             )
             assert refused.status_code == 401, refused.text
-            assert refused.json()["code"] == "INVALID_CREDENTIALS"
         attacker = client_from("10.0.0.9")
+        for _ in range(3):
+            refused = await attacker.get("/v1/currencies/supported", headers=wrong)
+            assert refused.status_code == 401, refused.text
+            assert refused.json()["code"] == "INVALID_CREDENTIALS"
         assert_throttled(
             await attacker.get("/v1/currencies/supported", headers=wrong), "AUTH_THROTTLED"
         )
-        # The right secret is refused too until the window closes: the lockout answers
-        # no guess, so a correct one cannot be told from a wrong one.
-        locked = await client_from("10.0.1.1").get(
-            "/v1/currencies/supported", headers=project.basic
-        )
+        # From that address the right secret is refused too until the window closes: the
+        # throttle answers no guess, so a correct one cannot be told from a wrong one.
+        locked = await attacker.get("/v1/currencies/supported", headers=project.basic)
         assert_throttled(locked, "AUTH_THROTTLED")
+        # From any other address it works.
+        fine = await client_from("10.0.1.1").get("/v1/currencies/supported", headers=project.basic)
+        assert fine.status_code == 200, fine.text
         # Another project is not affected, from the very same address.
         fine = await attacker.get("/v1/currencies/supported", headers=other.basic)
         assert fine.status_code == 200, fine.text
@@ -258,7 +263,7 @@ async def test_two_api_processes_sharing_redis_share_one_budget(
         "redis",
         redis_prefix,
         RAMP_RATE_LIMIT_PROJECT="4/60",
-        RAMP_AUTH_FAILURES_PER_CLIENT="2/60",
+        RAMP_AUTH_FAILURES_PER_CLIENT_ADDRESS="2/60",
         RAMP_RATE_LIMIT_PUBLIC="2/60",
     )
     async with running(settings) as one, running(settings) as two:
@@ -322,7 +327,7 @@ async def test_each_limit_can_be_turned_off(
         migrated,
         RAMP_RATE_LIMIT_PROJECT="off",
         RAMP_RATE_LIMIT_PUBLIC="1/60",
-        RAMP_AUTH_FAILURES_PER_CLIENT="off",
+        RAMP_AUTH_FAILURES_PER_CLIENT_ADDRESS="off",
         RAMP_AUTH_FAILURES_PER_ADDRESS="off",
     )
     async with running(settings) as client_from:
@@ -336,6 +341,13 @@ async def test_each_limit_can_be_turned_off(
         # The limit left on still holds.
         assert (await http.get("/v1/walletpay/auth/nonce")).status_code == 200
         assert_throttled(await http.get("/v1/walletpay/auth/nonce"), "RATE_LIMITED")
+
+
+def test_the_former_name_of_the_client_limit_is_still_read(migrated: Settings) -> None:
+    # RAMP_AUTH_FAILURES_PER_CLIENT counted a client id from every address; a deployment
+    # that set it keeps its figure, now per client id and address.
+    settings = derive_settings(migrated, RAMP_AUTH_FAILURES_PER_CLIENT="7/60")
+    assert str(settings.rate_limits.auth_failures_per_client_address) == "7/60"
 
 
 @pytest.mark.parametrize("rate", ["60", "0/60", "10/0", "ten/60", "10/60s"])

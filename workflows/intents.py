@@ -31,6 +31,7 @@ from ramp.intents.activity_options import RECORD as _RECORD
 from ramp.intents.activity_options import VERIFY as _VERIFY
 from ramp.intents.changes import IntentChange
 from ramp.intents.connector_flow import PROVIDER_CONNECTORS, ConnectorSteps
+from ramp.intents.events import transition_events
 from ramp.intents.models import (
     IntentOutcome,
     IntentRequest,
@@ -43,7 +44,6 @@ from ramp.intents.models import (
     TransactionRequest,
 )
 from ramp.onboarding.activities import verify_submission
-from ramp.webhooks.events import transition_events
 
 # Patch ids: workflows started before a change replay the old code path (see
 # tests/test_replay.py). Added with the order cancellation at expiry.

@@ -17,6 +17,8 @@ from api.dashboard.schemas import (
     OpenInviteResource,
     SessionResource,
 )
+from api.errors import bad_request
+from api.pagination import next_page_link, page_request
 from api.render import json_list, json_resource
 from api.services import services
 from ramp.organizations import api_keys, audit, members
@@ -103,11 +105,32 @@ async def list_audit_events(request: Request) -> Response:
     who = await acting(request)
     # Everyone in the organization may read it: it holds no secret.
     who.principal.require(Role.VIEWER)
-    async with services(request).db() as session:
-        found = await audit.recent(
-            session, who.principal.organization_id, project_id=request.query_params.get("projectId")
+    organization_id = who.principal.organization_id
+    filters = audit_filters(request)
+    page = await audit.page(
+        services(request).db,
+        organization_id,
+        page_request(request, owner=organization_id),
+        project_id=filters.get("projectId"),
+    )
+    return json_list(
+        (audit_resource(e) for e in page.items),
+        headers=next_page_link(request, page.after, filters, owner=organization_id),
+    )
+
+
+def audit_filters(request: Request) -> dict[str, str]:
+    """The audit log's filter (`projectId`), carried into the next page's link."""
+    project_id = request.query_params.get("projectId")
+    if project_id is None:
+        return {}
+    if not 1 <= len(project_id) <= 200:
+        raise bad_request(
+            "VALIDATION_ERROR",
+            "projectId must be 1 to 200 characters",
+            {"fields": [{"pointer": "/projectId", "reason": "is not a valid value"}]},
         )
-    return json_list(audit_resource(e) for e in found)
+    return {"projectId": project_id}
 
 
 async def get_session(request: Request) -> Response:

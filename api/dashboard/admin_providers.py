@@ -16,6 +16,7 @@ from api.dashboard.schemas import (
 )
 from api.render import json_list, json_resource
 from api.services import services
+from ramp.adapters.registry import Connectors
 from ramp.errors import NotFound
 from ramp.organizations import project_admin, provider_admin, second_factor
 from ramp.organizations.provider_admin import ProviderEntry
@@ -94,6 +95,7 @@ async def connect_provider(request: Request) -> Response:
             secret_box=SecretBox.from_settings(app.settings),
             public_url=app.settings.public_url,
             totp_code=body.totp_code,
+            connectors=Connectors.from_settings(app.settings),
         )
     return json_resource(_resource(await _entry(request, code)))
 
@@ -110,6 +112,7 @@ async def test_provider(request: Request) -> Response:
             provider_code=code,
             secret_box=SecretBox.from_settings(app.settings),
             public_url=app.settings.public_url,
+            connectors=Connectors.from_settings(app.settings),
         )
     return json_resource(_resource(await _entry(request, code)))
 

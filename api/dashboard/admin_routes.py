@@ -12,7 +12,7 @@ from api.dashboard import admin_org as org
 from api.dashboard import admin_projects as projects
 from api.dashboard import admin_providers as providers
 from api.dashboard import schemas as admin
-from api.operations import ApiRoute, Operation, path_parameter, query_filter
+from api.operations import CURSOR, LIMIT, ApiRoute, Operation, path_parameter, query_filter
 
 PROJECT = path_parameter("projectId", "A project of the caller's organization")
 PROVIDER = (PROJECT, path_parameter("provider", "A provider's code, e.g. BRIDGE"))
@@ -31,6 +31,7 @@ def _route(
     request: type[BaseModel] | None = None,
     parameters: tuple[dict[str, Any], ...] = (),
     errors: tuple[int, ...] = (),
+    headers: tuple[tuple[str, str], ...] = (),
 ) -> ApiRoute:
     writes = method != "GET"
     return ApiRoute(
@@ -47,6 +48,7 @@ def _route(
             request=request,
             parameters=parameters,
             errors=(400, 401, 403, 404, *errors) if writes else (401, 403, 404, *errors),
+            headers=headers,
         ),
     )
 
@@ -342,9 +344,12 @@ ADMIN_ROUTES: list[ApiRoute] = [
         "/audit-events",
         org.list_audit_events,
         "adminListAuditEvents",
-        "The latest 200 changes to the organization, newest first",
+        "The changes to the organization, newest first, paginated (kept "
+        "RAMP_AUDIT_RETENTION_DAYS, 365 by default)",
         item=admin.AuditEventResource,
-        parameters=(query_filter("projectId", "Only this project's"),),
+        parameters=(LIMIT, CURSOR, query_filter("projectId", "Only this project's")),
+        errors=(400,),
+        headers=(("Link", 'The next page: `<...?limit=N&cursor=...>; rel="next"`'),),
     ),
     _route(
         "GET",

@@ -11,8 +11,9 @@ from api.dashboard.rendering import field, page, posted, redirect, render
 from api.errors import ApiError
 from api.services import services
 from api.throttling import source_address, throttle_public
-from ramp.errors import Conflict, DashboardError, InvalidInput, NotAuthenticated
+from ramp.errors import Conflict, DashboardError, InvalidInput, NotAuthenticated, Throttled
 from ramp.organizations import members, sessions
+from ramp.organizations.login_throttle import LoginAttempt
 from ramp.security.encryption import SecretBox
 
 HOME = "/dashboard"
@@ -49,16 +50,24 @@ async def login(request: Request) -> Response:
     if not same_origin(request):
         return render(request, "login.html", {"error": "refused: not our login form"}, 403)
     app = services(request)
+    address = source_address(request)
     try:
         async with app.db() as session:
             logged_in = await sessions.login(
                 session,
                 email=email,
                 password=password,
-                ip=source_address(request),
+                ip=address,
                 secret_box=SecretBox.from_settings(app.settings),
                 totp_code=field(form, "totp") or None,
+                attempt=LoginAttempt(app.limiter, email, address),
             )
+    except Throttled as refusal:
+        # The address waits (the account is never locked): the form again, with the wait.
+        context = {"error": refusal.message, "email": email, "totp": False}
+        response = render(request, "login.html", context, 429)
+        response.headers["Retry-After"] = str(refusal.retry_after_seconds)
+        return response
     except NotAuthenticated as refusal:
         needs_code = refusal.code == DashboardError.INVALID_TOTP
         context = {"error": refusal.message, "email": email, "totp": needs_code}

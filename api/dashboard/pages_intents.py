@@ -40,9 +40,14 @@ async def intents_page(request: Request) -> Response:
     except InvalidInput as refusal:
         error, filters = refusal.message, filters_from({})
     listed = await intents_view.list_intents(app.db, who.principal, project_id, filters)
+    async with app.db() as session:
+        customers = await intents_view.customer_external_ids(
+            session, found.id, (intent.customer_id for intent in listed)
+        )
     context = {
         "project": found,
         "intents": listed,
+        "customers": customers,
         "providers": [p.code for p in providers_for(found.environment)],
         "statuses": [s.value for s in IntentStatus],
         "query": request.query_params,

@@ -9,11 +9,15 @@ from starlette.responses import Response
 
 from api.dashboard.principal import Acting
 from api.dashboard.rendering import field, logged_in, page, posted, redirect, render
+from api.pagination import next_page_url, page_request
 from api.services import services
 from ramp.db.tables import Organization
 from ramp.errors import Conflict, InvalidInput
-from ramp.organizations import api_keys, audit, members
+from ramp.organizations import api_keys, audit, members, project_admin
 from ramp.organizations.access import Role
+
+# Entries per page of the dashboard's audit log (`limit` in the URL takes 1 to 100).
+AUDIT_PAGE_SIZE = 50
 
 
 def _role(value: str) -> Role:
@@ -128,6 +132,23 @@ async def revoke_key(request: Request) -> Response:
 @page
 async def audit_page(request: Request) -> Response:
     who, organization = await logged_in(request)
+    organization_id = who.principal.organization_id
+    found = await audit.page(
+        services(request).db,
+        organization_id,
+        page_request(request, owner=organization_id, default_size=AUDIT_PAGE_SIZE),
+    )
     async with services(request).db() as session:
-        found = await audit.recent(session, who.principal.organization_id)
-    return render(request, "audit.html", {"events": found}, 200, who, organization)
+        projects = await project_admin.list_projects(session, who.principal)
+    context = {
+        "events": found.items,
+        # Changes to a project (its webhooks, issuers, secret...) name it.
+        "project_names": {project.id: project.name for project in projects},
+        # The newest page has no cursor; any other links back to it.
+        "paged": "cursor" in request.query_params,
+        "retention_days": f"{services(request).settings.audit_retention_days:g}",
+        "older": next_page_url(
+            request, found.after, owner=organization_id, default_size=AUDIT_PAGE_SIZE
+        ),
+    }
+    return render(request, "audit.html", context, 200, who, organization)

@@ -11,6 +11,7 @@ from api.dashboard.credential_form import credentials_from, form_fields
 from api.dashboard.principal import Acting
 from api.dashboard.rendering import field, logged_in, page, posted, redirect, render
 from api.services import services
+from ramp.adapters.registry import Connectors
 from ramp.db.tables import Organization
 from ramp.errors import Forbidden, InvalidInput, NotFound, Unavailable
 from ramp.organizations import project_admin, provider_admin, second_factor
@@ -69,6 +70,7 @@ async def provider_action(request: Request) -> Response:
                     provider_code=code,
                     secret_box=box,
                     public_url=app.settings.public_url,
+                    connectors=Connectors.from_settings(app.settings),
                 )
             elif action == "disable":
                 await provider_admin.disable(
@@ -89,6 +91,7 @@ async def provider_action(request: Request) -> Response:
                     secret_box=box,
                     public_url=app.settings.public_url,
                     totp_code=field(form, "totp") or None,
+                    connectors=Connectors.from_settings(app.settings),
                 )
     except Forbidden as refusal:
         if refusal.code == "FORBIDDEN":

@@ -16,11 +16,11 @@ from api.services import services
 from ramp.db.keyset import PageRequest
 from ramp.db.tables import Organization
 from ramp.errors import Conflict, InvalidInput, Unavailable
+from ramp.intents.events import WebhookEventType
 from ramp.organizations import project_admin
 from ramp.webhooks import delivery_log, endpoints
 from ramp.webhooks.delivery_log import DeliveryFilters
 from ramp.webhooks.endpoints import EndpointRefused
-from ramp.webhooks.events import WebhookEventType
 
 EVENT_TYPES = [t.value for t in WebhookEventType]
 

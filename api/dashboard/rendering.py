@@ -5,7 +5,8 @@ and the pages for a refusal (403) or something not there (404)."""
 from __future__ import annotations
 
 import functools
-from collections.abc import Awaitable, Callable
+import re
+from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,38 @@ from ramp.organizations import members
 from ramp.organizations.access import Role
 
 TEMPLATES = Jinja2Templates(directory=Path(__file__).resolve().parent / "templates")
+
+
+def readable(value: Any) -> str:
+    """A stored detail (JSON) as a person reads it: lists joined, yes/no, whole numbers
+    without ".0", never a Python repr."""
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    if isinstance(value, list | tuple):
+        return ", ".join(readable(item) for item in value) if value else "none"
+    if isinstance(value, Mapping):
+        return ", ".join(f"{humanize_key(k)} {readable(v)}" for k, v in value.items())
+    return str(value)
+
+
+def humanize_key(key: str) -> str:
+    """`eventTypes` -> `event types`."""
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", key).replace("_", " ").lower()
+
+
+def uri_parts(uri: str) -> list[str]:
+    """A URI cut after its path and each query separator, where a narrow screen may wrap
+    it (`<wbr>` between the parts) instead of anywhere mid-word."""
+    return [part for part in re.split(r"(?<=[?&])|(?<=//)(?=[^/])|(?<=/)(?=[^/])", uri) if part]
+
+
+TEMPLATES.env.filters["readable"] = readable
+TEMPLATES.env.filters["uri_parts"] = uri_parts
+TEMPLATES.env.filters["humanize_key"] = humanize_key
 LOGIN = "/dashboard/login"
 # Nothing from anyone else, no inline script or style, no framing; the join link's token
 # never leaves for another site in a Referer (same-origin: with no-referrer, Chromium

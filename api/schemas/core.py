@@ -43,8 +43,21 @@ CURRENCY_CODE_SCHEMA = {
     "enum": [currency.code for currency in all_currencies()],
 }
 CurrencyCode = Annotated[str, WithJsonSchema(CURRENCY_CODE_SCHEMA)]
+
+
+def printable(value: str) -> str:
+    """Printable characters only (str.isprintable): the pattern below, which the OpenAPI
+    document shows, stops control characters; this also stops the other separators and
+    format characters (U+2028, U+200B, U+FEFF...) that look like nothing in a log or a UI."""
+    if not value.isprintable():
+        raise ValueError("must hold printable characters only")
+    return value
+
+
 Identifier = Annotated[
-    StrictStr, Field(min_length=1, max_length=200, pattern=r"^[^\x00-\x1f\x7f]+$")
+    StrictStr,
+    Field(min_length=1, max_length=200, pattern=r"^[^\x00-\x1f\x7f]+$"),
+    AfterValidator(printable),
 ]
 
 

@@ -12,8 +12,8 @@ from pydantic import (
 )
 
 from api.schemas.core import RequestBody, Resource, absolute_http_url
+from ramp.intents.events import WebhookEventType
 from ramp.timestamps import Timestamp
-from ramp.webhooks.events import WebhookEventType
 from ramp.webhooks.models import DeliveryStatus
 
 EndpointUrl = Annotated[

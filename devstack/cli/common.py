@@ -16,7 +16,8 @@ DATA_DIR_OPTION = click.option(
     "--data-dir",
     type=click.Path(file_okay=False, path_type=Path),
     default=None,
-    help="Where sandbox data lives (default: $RAMP_DATA_DIR or ./.ramp).",
+    help="Where the stack's data lives: databases, generated keys, the environment it was "
+    "started in (default: $RAMP_DATA_DIR or ./.ramp).",
 )
 
 

@@ -167,8 +167,8 @@ def _change_origins(
     remove: tuple[str, ...] = (),
 ) -> int:
     from ramp.config import Environment
-    from ramp.onboarding.origins import InvalidOrigin, normalize_origins
     from ramp.onboarding.projects import load_project, set_onboarding_origins
+    from ramp.origins import InvalidOrigin, normalize_origins
 
     settings = load_settings(data_dir)
 

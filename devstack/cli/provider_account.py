@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +35,7 @@ def provider_account_set(
 ) -> int:
     """Check the credentials with the provider, store them encrypted, register our
     webhook endpoint there; print {"providerAccountId", "webhookUrl", "status"}."""
+    from ramp.adapters.registry import Connectors
     from ramp.provider_accounts import service
     from ramp.security.encryption import SecretBox
 
@@ -54,6 +56,7 @@ def provider_account_set(
                 credentials=credentials,
                 secret_box=SecretBox.from_settings(settings),
                 public_url=settings.public_url,
+                connectors=Connectors.from_settings(settings),
             )
 
     account = _run(put())
@@ -118,8 +121,17 @@ def provider_account_disable(
 
 
 def _run(work: Any) -> Any:
+    # The refusal below says what happened; the connectors' own log lines (for the
+    # worker's log) would print the same on stderr first, without a handler of ours.
+    logging.getLogger("ramp").addHandler(logging.NullHandler())
     try:
         return asyncio.run(work)
     except DomainError as refused:
-        details = f" {json.dumps(refused.details)}" if refused.details else ""
-        raise click.ClickException(f"{refused.code}: {refused.message}{details}") from None
+        # The message names the first problem; further ones (fields) follow, one a line.
+        fields = refused.details.get("fields") if refused.details else None
+        more = (
+            "".join(f"\n  {field['pointer']}: {field['reason']}" for field in fields[1:])
+            if isinstance(fields, list)
+            else ""
+        )
+        raise click.ClickException(f"{refused.code}: {refused.message}{more}") from None

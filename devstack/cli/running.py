@@ -49,6 +49,12 @@ def dev(
 ) -> int:
     """Run the whole stack: Temporal dev server, worker and API (and, on PostgreSQL, a
     webhook dispatcher), as one group."""
+    import time
+
+    started_at = time.monotonic()
+    # Before the imports below (a second or more on a cold cache): the start says at once
+    # what it is doing.
+    click.echo(f"[ramp] starting the {environment} stack")
     from devstack.stack import DevStack
     from ramp.config import Environment
     from ramp.settings_loader import StackMismatch
@@ -63,6 +69,7 @@ def dev(
         data_dir=data_dir,
         database_url=database_url,
         environment=Environment(environment),
+        started_at=started_at,
     )
     try:
         return stack.run()
@@ -79,12 +86,10 @@ def api(host: str, port: int, data_dir: Path | None) -> int:
     import uvicorn
 
     from api.app import create_app
-    from api.protocol import ENVELOPE_PROTOCOL
+    from api.protocol import SERVER_OPTIONS
 
     app = create_app(load_settings(data_dir))
-    uvicorn.run(
-        app, host=host, port=port, log_level="info", proxy_headers=True, http=ENVELOPE_PROTOCOL
-    )
+    uvicorn.run(app, host=host, port=port, log_level="info", **SERVER_OPTIONS)
     return 0
 
 

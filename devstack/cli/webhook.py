@@ -49,8 +49,8 @@ def webhook_add(
     data_dir: Path | None,
 ) -> int:
     """Add a webhook endpoint to a project; print it as JSON."""
+    from ramp.intents.events import WebhookEventType
     from ramp.webhooks import endpoints
-    from ramp.webhooks.events import WebhookEventType
 
     async def add(session: AsyncSession) -> dict[str, object]:
         project = await _project(session, project_id)

@@ -20,6 +20,7 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 from ramp.db.tables import Customer, CustomerIdentity, Project, TrustedIssuer
 from ramp.errors import Conflict, InvalidInput
 from ramp.identity import oidc
+from ramp.security import network
 from ramp.security.encryption import SecretBox
 from ramp.security.tokens import CustomerClaims, InvalidToken, TokenService
 
@@ -165,21 +166,27 @@ async def verified_identity(
         return Identity(issuer=wallet.issuer, subject=wallet.subject)
     # The session closes before the keys are fetched: no connection held over the network.
     async with db() as session:
-        trusted = (
+        found = (
             await session.exec(
-                select(TrustedIssuer).where(
-                    TrustedIssuer.project_id == project_id, TrustedIssuer.issuer == issuer
-                )
+                select(TrustedIssuer, Project.environment)
+                .join(Project, col(Project.id) == TrustedIssuer.project_id)
+                .where(TrustedIssuer.project_id == project_id, TrustedIssuer.issuer == issuer)
             )
         ).first()
-    if trusted is None:
+    if found is None:
         raise InvalidInput(
             "UNTRUSTED_ISSUER",
             "subject_token comes from an issuer this project does not trust",
             {"issuer": issuer},
         )
+    trusted, environment = found
     config = oidc.TrustedIssuer(
-        issuer=trusted.issuer, audiences=tuple(trusted.audiences), jwks_url=trusted.jwks_url
+        issuer=trusted.issuer,
+        audiences=tuple(trusted.audiences),
+        jwks_url=trusted.jwks_url,
+        # Keys are fetched from inside our network: where the project's environment
+        # lets them be fetched from, checked at each fetch.
+        network=network.for_project(environment),
     )
     try:
         # PyJWKClient fetches keys with blocking I/O (cached after the first call).

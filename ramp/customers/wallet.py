@@ -16,7 +16,7 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 from ramp.config import Settings
 from ramp.db.tables import WalletNonce
 from ramp.db.types import utcnow
-from ramp.errors import InvalidInput, NotAuthenticated
+from ramp.errors import InvalidInput, NotAuthenticated, SiweError
 from ramp.identity.wallet import WalletSignInError, verify_sign_in
 from ramp.security.tokens import TokenService
 
@@ -62,7 +62,7 @@ async def sign_in_with_wallet(
             )
         )
     except WalletSignInError as error:
-        if error.code == "SIWE_MALFORMED":
+        if error.code is SiweError.SIWE_MALFORMED:
             raise InvalidInput(error.code, error.message) from error
         raise NotAuthenticated(error.code, error.message, SIWE) from error
     # Consumed only after the signature checked out, and atomically: of two requests
@@ -81,7 +81,7 @@ async def sign_in_with_wallet(
         await session.commit()
     if consumed.rowcount != 1:
         raise NotAuthenticated(
-            "SIWE_NONCE_INVALID",
+            SiweError.SIWE_NONCE_INVALID,
             "the message's nonce is unknown, expired or already used: get a new one",
             SIWE,
         )

@@ -28,6 +28,9 @@ class OrgMember(SQLModel, table=True):
     password_hash: str | None = Field(default=None, max_length=200)
     # The TOTP seed, encrypted (SecretBox); None while the member has no second factor.
     totp_secret_encrypted: str | None = None
+    # No longer written or read (issue 23: an account lock anyone could set off; failed
+    # logins are paced per address instead, ramp/organizations/login_throttle.py). Kept
+    # until a migration drops them.
     failed_logins: int = 0
     locked_until: datetime | None = Field(default=None, sa_type=UTCDateTime)
     created_at: datetime = _created()

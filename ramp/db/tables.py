@@ -158,6 +158,10 @@ class ProviderWebhookEvent(SQLModel, table=True):
     events_encrypted: str
     received_at: datetime = Field(sa_type=UTCDateTime)
     applied_at: datetime | None = Field(default=None, sa_type=UTCDateTime, index=True)
+    # When a relay may take it (None once applied); a claim pushes it past its lease and
+    # stamps `lease_token`, so relays in several workers never signal it twice.
+    due_at: datetime | None = Field(default=None, sa_type=UTCDateTime, index=True)
+    lease_token: str | None = Field(default=None, max_length=36)
     attempts: int = 0
     last_error: str | None = Field(default=None, max_length=1000)
 

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from functools import cache
 from typing import Any
 
-from sqlalchemy import Table, inspect
+from sqlalchemy import JSON, Table, cast, func, inspect
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.sql.dml import Insert
 from sqlmodel import SQLModel
@@ -103,3 +103,15 @@ def _statement(
 def _insert(dialect: str, model: type[SQLModel]) -> postgresql.Insert | sqlite.Insert:
     table: Table = getattr(model, "__table__")  # noqa: B009  (SQLModel does not type it)
     return (postgresql.insert if dialect == "postgresql" else sqlite.insert)(table)
+
+
+def json_with_key(column: Any, dialect: str, key: str, value: str) -> Any:
+    """`column` (a JSON object) with `key` set to `value`, computed by the database in the
+    UPDATE that stores it: writers of different keys at the same time all keep theirs,
+    where reading the object, changing it and writing it back would lose all but one."""
+    if dialect == "postgresql":
+        # The column is `json`: merged as jsonb (`||`: the right side's keys win).
+        merged = cast(column, postgresql.JSONB).op("||")(func.jsonb_build_object(key, value))
+        return cast(merged, JSON)
+    # SQLite's json_patch (RFC 7396) replaces the key and keeps the others.
+    return func.json_patch(column, func.json_object(key, value))

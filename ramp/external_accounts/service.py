@@ -20,7 +20,7 @@ from ramp.catalog import (
 )
 from ramp.db.tables import Customer, ExternalAccount
 from ramp.errors import InvalidInput
-from ramp.projects import routing_accounts
+from ramp.projects import NO_PROVIDER_ACCOUNT, routing_accounts
 
 
 @dataclass(frozen=True)
@@ -31,7 +31,13 @@ class AccountPair:
 
 def requirements_for_route(src: str, dest: str, providers: Sequence[Provider]) -> RouteRequirements:
     """The route's account schemas; InvalidInput (UNSUPPORTED_ROUTE) names an unsupported
-    route."""
+    route, and says so when the project routes through no provider at all."""
+    if not providers:
+        raise InvalidInput(
+            "UNSUPPORTED_ROUTE",
+            f"route {src} -> {dest} is not supported: {NO_PROVIDER_ACCOUNT}",
+            {"src": src, "dest": dest},
+        )
     try:
         return route_requirements(src, dest, providers)
     except UnsupportedRoute as error:

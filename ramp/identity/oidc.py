@@ -1,9 +1,10 @@
 """Verification of OIDC ID tokens from identity providers a project trusts.
 
 Pure verification: no database and no web framework. The only I/O is fetching each
-issuer's JWKS (through :class:`jwt.PyJWKClient`, i.e. blocking ``urllib``), so
-:meth:`OidcVerifier.verify` is synchronous and async callers must run it in a worker
-thread (``asyncio.to_thread`` / ``anyio.to_thread.run_sync``).
+issuer's JWKS (:class:`jwt.PyJWKClient`'s caching, our blocking fetch through the
+network policy of ramp/security/network.py), so :meth:`OidcVerifier.verify` is
+synchronous and async callers must run it in a worker thread
+(``asyncio.to_thread`` / ``anyio.to_thread.run_sync``).
 
 Typical use::
 
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import ipaddress
 import threading
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import timedelta
@@ -24,6 +26,10 @@ from urllib.parse import urlsplit
 
 import jwt
 from jwt.types import Options
+
+from ramp.errors import OidcError
+from ramp.security.network import PUBLIC_ONLY, NetworkPolicy
+from ramp.security.outbound import FetchFailed, fetch_json_blocking
 
 __all__ = [
     "ALLOWED_ALGORITHMS",
@@ -42,16 +48,18 @@ ALLOWED_ALGORITHMS: Final = ("RS256", "RS384", "RS512", "ES256", "ES384", "PS256
 _REQUIRED_CLAIMS: Final = ("exp", "iat", "iss", "sub", "aud")
 # ID tokens are a few KB at most; refuse to base64/JSON-decode anything much larger.
 MAX_TOKEN_LENGTH: Final = 16 * 1024
+# A JWK set is a few KB (Google's and Microsoft's: under 10 KB).
+MAX_JWKS_BYTES: Final = 256 * 1024
 
 
 class IdentityTokenError(Exception):
     """An ID token was rejected.
 
-    ``code`` is a stable machine code (``OIDC_*``); ``message`` is human text that
-    never echoes the token.
+    ``code`` is a stable machine code (an :class:`ramp.errors.OidcError`); ``message``
+    is human text that never echoes the token.
     """
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: OidcError, message: str) -> None:
         super().__init__(f"{code}: {message}")
         self.code = code
         self.message = message
@@ -74,11 +82,14 @@ class TrustedIssuer:
 
     ``jwks_url`` must be https (plain http is accepted for loopback hosts only, for
     local development and tests): keys fetched in clear text could be swapped.
+    ``network`` is where the keys may be fetched from: public addresses only unless
+    the project's environment allows more (ramp/security/network.py).
     """
 
     issuer: str
     audiences: tuple[str, ...]
     jwks_url: str
+    network: NetworkPolicy = PUBLIC_ONLY
 
     def __post_init__(self) -> None:
         # Accept any iterable from config but store an immutable tuple.
@@ -103,12 +114,12 @@ class VerifiedIdentity:
 
 def _peek_claims(token: str) -> dict[str, Any]:
     if not isinstance(token, str) or len(token) > MAX_TOKEN_LENGTH:
-        raise IdentityTokenError("OIDC_MALFORMED", "token is not a JWT")
+        raise IdentityTokenError(OidcError.OIDC_MALFORMED, "token is not a JWT")
     try:
         # Signature and claims are deliberately not checked: this is only for routing.
         return jwt.decode(token, options={"verify_signature": False})
     except jwt.InvalidTokenError:
-        raise IdentityTokenError("OIDC_MALFORMED", "token is not a JWT") from None
+        raise IdentityTokenError(OidcError.OIDC_MALFORMED, "token is not a JWT") from None
 
 
 def unverified_issuer(token: str) -> str:
@@ -118,7 +129,7 @@ def unverified_issuer(token: str) -> str:
     """
     iss = _peek_claims(token).get("iss")
     if not _storable(iss):
-        raise IdentityTokenError("OIDC_MALFORMED", "token has no valid issuer")
+        raise IdentityTokenError(OidcError.OIDC_MALFORMED, "token has no valid issuer")
     assert isinstance(iss, str)
     return iss
 
@@ -134,22 +145,53 @@ def _storable(value: object) -> bool:
 
 # Checked in order, so subclasses come before their bases
 # (InvalidSignatureError is a DecodeError; all are InvalidTokenError).
-_DECODE_ERRORS: Final[tuple[tuple[type[Exception], str, str], ...]] = (
-    (jwt.InvalidSignatureError, "OIDC_INVALID_SIGNATURE", "token signature is invalid"),
-    (jwt.ExpiredSignatureError, "OIDC_EXPIRED", "token has expired"),
-    (jwt.ImmatureSignatureError, "OIDC_NOT_YET_VALID", "token is not valid yet"),
-    (jwt.InvalidAudienceError, "OIDC_AUDIENCE_MISMATCH", "token audience is not accepted"),
-    (jwt.InvalidIssuerError, "OIDC_UNTRUSTED_ISSUER", "token issuer is not trusted"),
-    (jwt.MissingRequiredClaimError, "OIDC_MISSING_CLAIM", "token lacks a required claim"),
-    (jwt.InvalidAlgorithmError, "OIDC_UNSUPPORTED_ALGORITHM", "token algorithm not accepted"),
-    (jwt.InvalidKeyError, "OIDC_INVALID_KEY", "issuer signing key is not acceptable"),
-    (jwt.DecodeError, "OIDC_MALFORMED", "token is not a valid JWT"),
-    (jwt.InvalidTokenError, "OIDC_INVALID_CLAIMS", "token claims are invalid"),
+_DECODE_ERRORS: Final[tuple[tuple[type[Exception], OidcError, str], ...]] = (
+    (jwt.InvalidSignatureError, OidcError.OIDC_INVALID_SIGNATURE, "token signature is invalid"),
+    (jwt.ExpiredSignatureError, OidcError.OIDC_EXPIRED, "token has expired"),
+    (jwt.ImmatureSignatureError, OidcError.OIDC_NOT_YET_VALID, "token is not valid yet"),
+    (jwt.InvalidAudienceError, OidcError.OIDC_AUDIENCE_MISMATCH, "token audience is not accepted"),
+    (jwt.InvalidIssuerError, OidcError.OIDC_UNTRUSTED_ISSUER, "token issuer is not trusted"),
+    (jwt.MissingRequiredClaimError, OidcError.OIDC_MISSING_CLAIM, "token lacks a required claim"),
+    (
+        jwt.InvalidAlgorithmError,
+        OidcError.OIDC_UNSUPPORTED_ALGORITHM,
+        "token algorithm not accepted",
+    ),
+    (jwt.InvalidKeyError, OidcError.OIDC_INVALID_KEY, "issuer signing key is not acceptable"),
+    (jwt.DecodeError, OidcError.OIDC_MALFORMED, "token is not a valid JWT"),
+    (jwt.InvalidTokenError, OidcError.OIDC_INVALID_CLAIMS, "token claims are invalid"),
 )
 
 
+class _PolicyJWKClient(jwt.PyJWKClient):
+    """PyJWKClient's caches and cooldown, with the fetch made through the network
+    policy: checked on the address connected to at each fetch (not only when the
+    issuer was registered), no redirect, bounded in time and size."""
+
+    def __init__(self, uri: str, network: NetworkPolicy, **options: Any) -> None:
+        super().__init__(uri, **options)
+        self._network = network
+
+    def fetch_data(self) -> Any:
+        try:
+            jwk_set = fetch_json_blocking(
+                self.uri, self._network, timeout_seconds=self.timeout, max_bytes=MAX_JWKS_BYTES
+            )
+        except FetchFailed as failure:
+            raise jwt.PyJWKClientConnectionError(f"JWKS not fetched: {failure}") from None
+        if not isinstance(jwk_set, dict):
+            raise jwt.PyJWKClientError("The JWKS endpoint did not return a JSON object")
+        # As PyJWKClient.fetch_data does after a successful fetch (the cooldown of
+        # forced refetches starts from it).
+        if self.jwk_set_cache is not None:
+            self.jwk_set_cache.put(jwk_set)
+        self._last_successful_fetch = time.monotonic()
+        return jwk_set
+
+
 class OidcVerifier:
-    """Verifies ID tokens; holds one cached :class:`jwt.PyJWKClient` per JWKS URL.
+    """Verifies ID tokens; holds one cached :class:`jwt.PyJWKClient` per JWKS URL (and
+    network policy).
 
     Synchronous (PyJWKClient fetches with blocking ``urllib``): call :meth:`verify`
     from a worker thread in async code. Safe to share between threads: the client map
@@ -174,39 +216,43 @@ class OidcVerifier:
         self._jwks_lifespan = jwks_lifespan.total_seconds()
         self._fetch_timeout = fetch_timeout.total_seconds()
         self._refetch_cooldown = refetch_cooldown.total_seconds()
-        self._clients: dict[str, jwt.PyJWKClient] = {}
+        self._clients: dict[tuple[str, NetworkPolicy], jwt.PyJWKClient] = {}
         self._lock = threading.Lock()
 
-    def _client(self, jwks_url: str) -> jwt.PyJWKClient:
+    def _client(self, issuer: TrustedIssuer) -> jwt.PyJWKClient:
         with self._lock:
-            client = self._clients.get(jwks_url)
+            key = (issuer.jwks_url, issuer.network)
+            client = self._clients.get(key)
             if client is None:
-                client = jwt.PyJWKClient(
-                    jwks_url,
+                client = _PolicyJWKClient(
+                    issuer.jwks_url,
+                    issuer.network,
                     cache_keys=False,
                     cache_jwk_set=True,
                     lifespan=self._jwks_lifespan,
                     timeout=self._fetch_timeout,
                     cooldown_duration=self._refetch_cooldown,
                 )
-                self._clients[jwks_url] = client
+                self._clients[key] = client
             return client
 
     def _signing_key(self, token: str, issuer: TrustedIssuer) -> jwt.PyJWK:
         try:
             header = jwt.get_unverified_header(token)
         except jwt.InvalidTokenError:
-            raise IdentityTokenError("OIDC_MALFORMED", "token is not a JWT") from None
+            raise IdentityTokenError(OidcError.OIDC_MALFORMED, "token is not a JWT") from None
         # Reject forbidden algorithms before touching the network, so alg=none/HS256
         # junk never costs a JWKS fetch.
         if header.get("alg") not in ALLOWED_ALGORITHMS:
-            raise IdentityTokenError("OIDC_UNSUPPORTED_ALGORITHM", "token algorithm not accepted")
+            raise IdentityTokenError(
+                OidcError.OIDC_UNSUPPORTED_ALGORITHM, "token algorithm not accepted"
+            )
         kid = header.get("kid")
         if not isinstance(kid, str) or not kid:
             # PyJWKClient only matches keys by kid; every mainstream issuer sets it.
-            raise IdentityTokenError("OIDC_UNKNOWN_KEY", "token header has no key id")
+            raise IdentityTokenError(OidcError.OIDC_UNKNOWN_KEY, "token header has no key id")
 
-        client = self._client(issuer.jwks_url)
+        client = self._client(issuer)
         # PyJWKClient raises the same PyJWKClientError for "unknown kid" and for a
         # broken JWKS document, so load the set first: any failure there is the
         # issuer's (OIDC_KEYS_UNAVAILABLE), a failure after it is the token's kid.
@@ -215,18 +261,18 @@ class OidcVerifier:
         except (jwt.PyJWKClientError, jwt.PyJWKSetError, jwt.PyJWKError, ValueError):
             # ValueError: the endpoint answered with something that is not JSON.
             raise IdentityTokenError(
-                "OIDC_KEYS_UNAVAILABLE", "issuer signing keys could not be fetched"
+                OidcError.OIDC_KEYS_UNAVAILABLE, "issuer signing keys could not be fetched"
             ) from None
         try:
             # Served from the cached set; an unknown kid refetches once (see class doc).
             return client.get_signing_key(kid)
         except jwt.PyJWKClientConnectionError:
             raise IdentityTokenError(
-                "OIDC_KEYS_UNAVAILABLE", "issuer signing keys could not be fetched"
+                OidcError.OIDC_KEYS_UNAVAILABLE, "issuer signing keys could not be fetched"
             ) from None
         except (jwt.PyJWKClientError, jwt.PyJWKSetError, jwt.PyJWKError, ValueError):
             raise IdentityTokenError(
-                "OIDC_UNKNOWN_KEY", "token is signed with an unknown key"
+                OidcError.OIDC_UNKNOWN_KEY, "token is signed with an unknown key"
             ) from None
 
     def verify(
@@ -252,7 +298,7 @@ class OidcVerifier:
         if leeway < timedelta(0):
             raise ValueError("leeway must not be negative")
         if not isinstance(token, str) or len(token) > MAX_TOKEN_LENGTH:
-            raise IdentityTokenError("OIDC_MALFORMED", "token is not a JWT")
+            raise IdentityTokenError(OidcError.OIDC_MALFORMED, "token is not a JWT")
 
         signing_key = self._signing_key(token, issuer)
         options: Options = {
@@ -281,15 +327,15 @@ class OidcVerifier:
             for exc_type, code, text in _DECODE_ERRORS:
                 if isinstance(exc, exc_type):
                     raise IdentityTokenError(code, text) from None
-            raise IdentityTokenError("OIDC_INVALID_CLAIMS", "token was rejected") from None
+            raise IdentityTokenError(OidcError.OIDC_INVALID_CLAIMS, "token was rejected") from None
 
         # Belt and braces: PyJWT 2.10.0 compared a str issuer by substring
         # (CVE-2024-53861); the exact match is the whole point of issuer pinning.
         if claims.get("iss") != issuer.issuer:
-            raise IdentityTokenError("OIDC_UNTRUSTED_ISSUER", "token issuer is not trusted")
+            raise IdentityTokenError(OidcError.OIDC_UNTRUSTED_ISSUER, "token issuer is not trusted")
         subject = claims["sub"]
         if not _storable(subject):
-            raise IdentityTokenError("OIDC_INVALID_CLAIMS", "token subject is invalid")
+            raise IdentityTokenError(OidcError.OIDC_INVALID_CLAIMS, "token subject is invalid")
         return VerifiedIdentity(
             issuer=issuer.issuer,
             subject=subject,

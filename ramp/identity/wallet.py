@@ -21,6 +21,8 @@ from urllib.parse import urlsplit
 
 from eth_utils.address import is_checksum_address, to_checksum_address
 
+from ramp.errors import SiweError
+
 __all__ = [
     "MAX_LINE_LENGTH",
     "MAX_MESSAGE_LENGTH",
@@ -40,11 +42,11 @@ MAX_LINE_LENGTH: Final = 256
 class WalletSignInError(Exception):
     """A sign-in message or signature was rejected.
 
-    ``code`` is a stable machine code (``SIWE_*``); ``message`` is human text that
-    never echoes the submitted message or signature.
+    ``code`` is a stable machine code (a :class:`ramp.errors.SiweError`); ``message``
+    is human text that never echoes the submitted message or signature.
     """
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: SiweError, message: str) -> None:
         super().__init__(f"{code}: {message}")
         self.code = code
         self.message = message
@@ -82,18 +84,30 @@ def _siwe() -> ModuleType:
     return library
 
 
-def _library_errors() -> tuple[tuple[type[Exception], str, str], ...]:
+def _library_errors() -> tuple[tuple[type[Exception], SiweError, str], ...]:
     # Most specific library exceptions first: they all derive from siwe.VerificationError.
     siwe = _siwe()
     return (
-        (siwe.DomainMismatch, "SIWE_DOMAIN_MISMATCH", "message domain does not match"),
-        (siwe.UriMismatch, "SIWE_URI_MISMATCH", "message URI does not match"),
-        (siwe.SchemeMismatch, "SIWE_SCHEME_MISMATCH", "message scheme does not match the URI"),
-        (siwe.ChainIdMismatch, "SIWE_CHAIN_MISMATCH", "message chain ID is not accepted"),
-        (siwe.ExpiredMessage, "SIWE_EXPIRED", "message has expired"),
-        (siwe.NotYetValidMessage, "SIWE_NOT_YET_VALID", "message is not valid yet (Not Before)"),
-        (siwe.InvalidSignature, "SIWE_BAD_SIGNATURE", "signature does not match the address"),
-        (siwe.NonceMismatch, "SIWE_NONCE_MISMATCH", "message nonce does not match"),
+        (siwe.DomainMismatch, SiweError.SIWE_DOMAIN_MISMATCH, "message domain does not match"),
+        (siwe.UriMismatch, SiweError.SIWE_URI_MISMATCH, "message URI does not match"),
+        (
+            siwe.SchemeMismatch,
+            SiweError.SIWE_SCHEME_MISMATCH,
+            "message scheme does not match the URI",
+        ),
+        (siwe.ChainIdMismatch, SiweError.SIWE_CHAIN_MISMATCH, "message chain ID is not accepted"),
+        (siwe.ExpiredMessage, SiweError.SIWE_EXPIRED, "message has expired"),
+        (
+            siwe.NotYetValidMessage,
+            SiweError.SIWE_NOT_YET_VALID,
+            "message is not valid yet (Not Before)",
+        ),
+        (
+            siwe.InvalidSignature,
+            SiweError.SIWE_BAD_SIGNATURE,
+            "signature does not match the address",
+        ),
+        (siwe.NonceMismatch, SiweError.SIWE_NONCE_MISMATCH, "message nonce does not match"),
     )
 
 
@@ -112,21 +126,23 @@ def _parse(message: str) -> Any:
     if len(message) > MAX_MESSAGE_LENGTH or any(
         len(line) > MAX_LINE_LENGTH for line in message.split("\n")
     ):
-        raise WalletSignInError("SIWE_MALFORMED", "message is too long")
+        raise WalletSignInError(SiweError.SIWE_MALFORMED, "message is too long")
     try:
         # abnf=True is the strict EIP-4361 grammar (the regex parser is laxer).
         parsed = _siwe().SiweMessage.from_message(message, abnf=True)
     except (ValueError, RecursionError):
         # ValueError also covers pydantic.ValidationError from the field validators.
-        raise WalletSignInError("SIWE_MALFORMED", "not a valid EIP-4361 message") from None
+        raise WalletSignInError(SiweError.SIWE_MALFORMED, "not a valid EIP-4361 message") from None
     # The library verifies the signature over its own re-serialisation of the parsed
     # fields, not over the submitted text; insist they are identical so the bytes the
     # wallet signed are exactly the bytes we checked.
     if parsed.prepare_message() != message:
-        raise WalletSignInError("SIWE_MALFORMED", "message is not in canonical EIP-4361 form")
+        raise WalletSignInError(
+            SiweError.SIWE_MALFORMED, "message is not in canonical EIP-4361 form"
+        )
     # EIP-4361 requires an EIP-55 address; the library only warns on all-lower/upper case.
     if not is_checksum_address(parsed.address):
-        raise WalletSignInError("SIWE_MALFORMED", "address is not EIP-55 checksummed")
+        raise WalletSignInError(SiweError.SIWE_MALFORMED, "address is not EIP-55 checksummed")
     return parsed
 
 
@@ -184,13 +200,17 @@ def verify_sign_in(
         for exc_type, code, text in _library_errors():
             if isinstance(exc, exc_type):
                 raise WalletSignInError(code, text) from None
-        raise WalletSignInError("SIWE_VERIFICATION_FAILED", "message was rejected") from None
+        raise WalletSignInError(
+            SiweError.SIWE_VERIFICATION_FAILED, "message was rejected"
+        ) from None
 
     issued_at = _iso8601(parsed.issued_at)
     if now - issued_at > max_age:
-        raise WalletSignInError("SIWE_ISSUED_AT_TOO_OLD", "message was issued too long ago")
+        raise WalletSignInError(SiweError.SIWE_ISSUED_AT_TOO_OLD, "message was issued too long ago")
     if issued_at - now > clock_skew:
-        raise WalletSignInError("SIWE_ISSUED_AT_IN_FUTURE", "message is issued in the future")
+        raise WalletSignInError(
+            SiweError.SIWE_ISSUED_AT_IN_FUTURE, "message is issued in the future"
+        )
 
     expiration_time: datetime | None = (
         _iso8601(parsed.expiration_time) if parsed.expiration_time is not None else None

@@ -1,13 +1,13 @@
 """What one write of an intent records: its new state and the webhook events the change
-emits. Beside the intent models, in a module of its own because the events are computed
-from those models (ramp/webhooks/events.py imports them)."""
+emits (ramp/intents/events.py, computed from the intent models; ramp/webhooks delivers
+them)."""
 
 from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict
 
+from ramp.intents.events import WebhookEvent
 from ramp.intents.models import IntentState
-from ramp.webhooks.events import WebhookEvent
 
 
 class IntentChange(BaseModel):

@@ -34,12 +34,10 @@ from temporalio.common import RetryPolicy
 from temporalio.exceptions import ActivityError, ApplicationError
 
 from ramp import temporal
-from ramp.errors import ProviderRefusal
+from ramp.errors import ProviderCallError, ProviderRefusal
 from ramp.intents import cancellation, handoffs, lifecycle, provider_activities
 from ramp.intents.models import IntentState, ProviderEvent, StepUpdate, TransactionRequest
 from ramp.intents.provider_calls import (
-    PROVIDER_NOT_SUPPORTED,
-    PROVIDER_REFUSED,
     ComplianceQuery,
     TransferOrder,
     TransferQuery,
@@ -82,7 +80,10 @@ def _retry() -> RetryPolicy:
         backoff_coefficient=2.0,
         maximum_interval=timedelta(minutes=5),
         maximum_attempts=0,
-        non_retryable_error_types=[PROVIDER_REFUSED, PROVIDER_NOT_SUPPORTED],
+        non_retryable_error_types=[
+            ProviderCallError.PROVIDER_REFUSED,
+            ProviderCallError.PROVIDER_NOT_SUPPORTED,
+        ],
     )
 
 
@@ -385,8 +386,8 @@ class ConnectorSteps:
             while isinstance(cause, ActivityError):
                 cause = cause.cause
             if isinstance(cause, ApplicationError) and cause.type in (
-                PROVIDER_REFUSED,
-                PROVIDER_NOT_SUPPORTED,
+                ProviderCallError.PROVIDER_REFUSED,
+                ProviderCallError.PROVIDER_NOT_SUPPORTED,
             ):
                 return _Refused(_refusal(state.provider.provider_name, cause))
             message = str(cause) if cause is not None else str(error)

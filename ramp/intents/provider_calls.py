@@ -1,7 +1,8 @@
 """What the intent workflow asks a real provider's connector, and what comes back.
 
 Inputs name the provider account, never its credentials: the activity decrypts them
-(ramp/provider_accounts/service.py), so they never enter a workflow's history.
+(ramp/provider_accounts/service.py), so they never enter a workflow's history. The
+error types the activities fail with are `ramp.errors.ProviderCallError`.
 """
 
 from __future__ import annotations
@@ -72,10 +73,3 @@ class VoidResult(_Model):
 
     voided: bool
     reason: str | None = None
-
-
-# The ApplicationError types the provider activities fail with.
-PROVIDER_UNAVAILABLE = "PROVIDER_UNAVAILABLE"  # retried by Temporal
-PROVIDER_REFUSED = "PROVIDER_REFUSED"  # never retried: the intent fails with the reason
-PROVIDER_CREDENTIALS_REJECTED = "PROVIDER_CREDENTIALS_REJECTED"  # retried, slowly
-PROVIDER_NOT_SUPPORTED = "PROVIDER_NOT_SUPPORTED"

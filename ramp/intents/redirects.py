@@ -13,7 +13,7 @@ from urllib.parse import urlsplit
 
 from ramp.db.tables import IntentRow
 from ramp.errors import IntentError, InvalidInput
-from ramp.onboarding.origins import origin_allowed
+from ramp.origins import origin_allowed
 
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 

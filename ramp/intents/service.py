@@ -26,7 +26,6 @@ from temporalio.service import RPCError, RPCStatusCode
 from ramp.db import keyset
 from ramp.db.engine import read_snapshot
 from ramp.db.keyset import Page, PageRequest
-from ramp.db.projection import project
 from ramp.db.tables import (
     ComplianceStepRow,
     ExternalAccount,
@@ -47,6 +46,7 @@ from ramp.idempotency.store import check_key, key_reused
 from ramp.intents.amounts import AmountProblem, parse_amount
 from ramp.intents.lifecycle import refuse_execution
 from ramp.intents.models import IntentRequest, IntentState
+from ramp.intents.projection import project
 from ramp.intents.redirects import check_redirects
 from ramp.intents.states import TERMINAL_INTENT_STATUSES, IntentStatus, PlanStatus
 from ramp.intents.workflow_client import IntentWorkflowClient, WorkflowEnded

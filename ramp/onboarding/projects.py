@@ -14,7 +14,7 @@ from ramp.config import Environment
 from ramp.db.tables import IntentRow, Project
 from ramp.db.types import utcnow
 from ramp.errors import InvalidInput
-from ramp.onboarding.origins import InvalidOrigin, normalize_origin, normalize_origins
+from ramp.origins import InvalidOrigin, normalize_origin, normalize_origins
 
 
 async def set_onboarding_origins(

@@ -23,7 +23,6 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 from temporalio.client import WorkflowUpdateFailedError
 
 from ramp.db.engine import read_snapshot
-from ramp.db.projection import project
 from ramp.db.tables import (
     ComplianceStepRow,
     IntentRow,
@@ -43,6 +42,7 @@ from ramp.errors import (
 )
 from ramp.intents.lifecycle import refuse_step_update
 from ramp.intents.models import StepSubmission
+from ramp.intents.projection import project
 from ramp.intents.states import IntentStatus, PlanStatus, StepOutcome, StepStatus
 from ramp.intents.workflow_client import IntentWorkflowClient, WorkflowEnded
 from ramp.onboarding.forms import SUBMISSION_MODELS, SubmissionProblem, check_for_intent

@@ -5,7 +5,7 @@ events and webhook deliveries. Read only: the intents' workflows own the state.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 
@@ -17,6 +17,7 @@ from ramp.catalog import providers_for
 from ramp.db.keyset import PageRequest
 from ramp.db.tables import (
     ComplianceStepRow,
+    Customer,
     IntentRow,
     TransactionEventRow,
     TransactionRow,
@@ -86,6 +87,8 @@ class IntentDetail:
     transaction: TransactionRow | None
     events: list[TransactionEventRow] = field(default_factory=list)
     deliveries: list[WebhookDelivery] = field(default_factory=list)
+    # The id the project gave the customer (what its owner knows them by).
+    customer_external_id: str | None = None
 
 
 async def list_intents(
@@ -96,8 +99,14 @@ async def list_intents(
 ) -> list[IntentRow]:
     """The project's latest intents (newest first, at most 100) matching every filter,
     through the intent search the public API's list uses (ramp/intents/search.py)."""
+    customer_id = filters.customer_id
     async with db() as session:
         project = await organization_project(session, principal, project_id)
+        if customer_id is not None:
+            # The owner knows a customer by the id the project gave it; the service's
+            # own id is accepted too.
+            known = await customer_by_external_id(session, project.id, customer_id)
+            customer_id = known or customer_id
     provider_id = None
     if filters.provider_code:
         found = [
@@ -111,7 +120,7 @@ async def list_intents(
         project.id,
         IntentFilters(
             statuses=filters.statuses,
-            customer_id=filters.customer_id,
+            customer_id=customer_id,
             provider_id=provider_id,
             created_from=filters.created_from,
             created_to=filters.created_to,
@@ -157,4 +166,43 @@ async def intent_detail(
             .limit(MAX_LISTED)
         )
     ).all()
-    return IntentDetail(intent, list(steps), transaction, events, list(deliveries))
+    # Its id only: the customer's metadata (encrypted, maybe personal) stays unread.
+    customers = await customer_external_ids(session, project.id, [intent.customer_id])
+    return IntentDetail(
+        intent,
+        list(steps),
+        transaction,
+        events,
+        list(deliveries),
+        customers.get(intent.customer_id),
+    )
+
+
+async def customer_external_ids(
+    session: AsyncSession, project_id: str, customer_ids: Iterable[str]
+) -> dict[str, str]:
+    """The id the project gave each of these customers, by the service's id."""
+    wanted = set(customer_ids)
+    if not wanted:
+        return {}
+    rows = (
+        await session.exec(
+            select(Customer.id, Customer.external_id).where(
+                Customer.project_id == project_id, col(Customer.id).in_(wanted)
+            )
+        )
+    ).all()
+    return dict(rows)
+
+
+async def customer_by_external_id(
+    session: AsyncSession, project_id: str, external_id: str
+) -> str | None:
+    """The service's id of the project's customer `external_id`, if there is one."""
+    return (
+        await session.exec(
+            select(Customer.id).where(
+                Customer.project_id == project_id, Customer.external_id == external_id
+            )
+        )
+    ).first()

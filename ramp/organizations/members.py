@@ -14,7 +14,7 @@ from datetime import timedelta
 from sqlmodel import col, delete, func, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
-from ramp.db.tables import DashboardSession, Organization, OrgInvite, OrgMember
+from ramp.db.tables import DashboardSession, Organization, OrgInvite, OrgMember, Project
 from ramp.db.types import utcnow
 from ramp.errors import Conflict, DashboardError, InvalidInput, NotFound
 from ramp.organizations import audit
@@ -66,6 +66,29 @@ async def create_organization(session: AsyncSession, *, name: str, owner_email: 
     link = _invite(session, organization.id, email, Role.OWNER)
     await session.commit()
     return link
+
+
+async def adopt_unclaimed_project(
+    session: AsyncSession, *, organization_id: str, project_id: str
+) -> bool:
+    """Moves the project into the organization if nobody can reach it now: its own
+    organization has no member and no invite (the sandbox's demo project, which `ramp dev`
+    creates before any organization exists). False, and nothing changed, otherwise."""
+    project = await session.get(Project, project_id)
+    if project is None or project.organization_id == organization_id:
+        return False
+    for table in (OrgMember, OrgInvite):
+        claimed = (
+            await session.exec(
+                select(table.id).where(table.organization_id == project.organization_id)
+            )
+        ).first()
+        if claimed is not None:
+            return False
+    project.organization_id = organization_id
+    session.add(project)
+    await session.commit()
+    return True
 
 
 async def invite_member(

@@ -14,15 +14,16 @@ from ramp import projects
 from ramp.config import Environment
 from ramp.db.tables import Project, TrustedIssuer, WebhookDelivery, WebhookEndpoint
 from ramp.db.types import utcnow
-from ramp.errors import InvalidInput, NotFound
+from ramp.errors import DashboardError, InvalidInput, NotFound
+from ramp.intents.events import WebhookEventType
 from ramp.onboarding.projects import change_onboarding_origins
 from ramp.organizations import audit
 from ramp.organizations.access import Principal, Role, organization_project
 from ramp.quotes import partner_fee as quotes_partner_fee
 from ramp.quotes.partner_fee import partner_fee_bps
 from ramp.security.encryption import SecretBox
+from ramp.security.network import UrlRefused
 from ramp.webhooks import delivery_log, endpoints
-from ramp.webhooks.events import WebhookEventType
 
 MAX_GRACE = timedelta(days=7)
 
@@ -232,8 +233,14 @@ async def trust_issuer(
         trusted = await projects.trust_issuer(
             session, project_id=found.id, issuer=issuer, audiences=audiences, jwks_url=jwks_url
         )
+    except UrlRefused as error:
+        raise InvalidInput(
+            DashboardError.INVALID_ISSUER,
+            str(error),
+            {"fields": [{"pointer": "/jwksUrl", "reason": str(error)}]},
+        ) from error
     except ValueError as error:
-        raise InvalidInput("INVALID_ISSUER", str(error)) from error
+        raise InvalidInput(DashboardError.INVALID_ISSUER, str(error)) from error
     audit.record(session, principal, "issuer.trusted", issuer, project_id=found.id, details=details)
     await session.commit()
     await session.refresh(trusted)

@@ -16,6 +16,7 @@ from sqlmodel import select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from ramp.adapters.contract import CredentialsRejected, ProviderRefused, ProviderUnavailable
+from ramp.adapters.registry import Connectors
 from ramp.catalog import providers_for, supported_routes
 from ramp.config import Environment
 from ramp.db.tables import ProviderAccount
@@ -110,6 +111,7 @@ async def connect(
     secret_box: SecretBox,
     public_url: str,
     totp_code: str | None = None,
+    connectors: Connectors | None = None,
 ) -> service.ProviderAccountView:
     principal.require(Role.OWNER)
     project = await organization_project(session, principal, project_id)
@@ -121,6 +123,7 @@ async def connect(
         credentials=credentials,
         secret_box=secret_box,
         public_url=public_url,
+        connectors=connectors,
     )
     audit.record(
         session,
@@ -142,6 +145,7 @@ async def test_connection(
     provider_code: str,
     secret_box: SecretBox,
     public_url: str,
+    connectors: Connectors | None,
 ) -> service.ProviderAccountView:
     """Checks the stored credentials with the provider now: a refusal marks the account
     UNHEALTHY with the provider's reason; success makes an unhealthy one HEALTHY."""
@@ -150,7 +154,7 @@ async def test_connection(
     if account.credentials_encrypted is None:
         raise NotFound("provider account")
     _, connector, ctx = await service.provider_context(
-        session, provider_account_id=account.id, secret_box=secret_box
+        session, provider_account_id=account.id, secret_box=secret_box, connectors=connectors
     )
     try:
         await connector.verify_credentials(ctx)

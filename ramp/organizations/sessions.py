@@ -1,8 +1,8 @@
 """Dashboard logins: email + password (+ TOTP once the member has one), server-side
 sessions, their expiry, logout and logout everywhere.
 
-Five wrong passwords in a row lock the member out for 15 minutes (a right password
-included, so the lockout answers no guesses); the API also throttles per address.
+Failed logins are paced per (account, address) and per address (login_throttle.py):
+the address that has been guessing waits, the account is never locked.
 """
 
 from __future__ import annotations
@@ -18,11 +18,10 @@ from ramp.db.tables import DashboardSession, OrgMember
 from ramp.db.types import utcnow
 from ramp.errors import DashboardError, NotAuthenticated
 from ramp.organizations.access import Principal, Role
+from ramp.organizations.login_throttle import LoginAttempt
 from ramp.organizations.secrets import new_token, password_matches, token_hash
 from ramp.security.encryption import SecretBox
 
-MAX_FAILED_LOGINS = 5
-LOCKOUT = timedelta(minutes=15)
 # A session ends 2 hours after its last use, and 12 hours after the login at the latest.
 IDLE_TIMEOUT = timedelta(hours=2)
 ABSOLUTE_TIMEOUT = timedelta(hours=12)
@@ -57,34 +56,32 @@ async def login(
     ip: str,
     secret_box: SecretBox,
     totp_code: str | None = None,
+    attempt: LoginAttempt | None = None,
 ) -> LoggedIn:
+    """Logs the member in. `attempt` paces the guesses (Throttled while its address must
+    wait); without one (just after setting a password) nothing is counted."""
+    if attempt is not None:
+        await attempt.begin()
     now = utcnow()
     member = (
         await session.exec(select(OrgMember).where(OrgMember.email == email.strip().lower()))
     ).first()
-    if member is not None and member.locked_until is not None and member.locked_until > now:
-        raise _refused(
-            DashboardError.LOGIN_LOCKED,
-            "too many failed logins: this account is locked for a while, try again later",
-        )
     # Compared even for an unknown email (against a dummy hash): the time taken does not
     # tell which addresses are members.
     matches = password_matches(password, member.password_hash if member else None)
     if member is None or not matches:
-        if member is not None:
-            member.failed_logins += 1
-            if member.failed_logins >= MAX_FAILED_LOGINS:
-                member.locked_until = now + LOCKOUT
-                member.failed_logins = 0
-            session.add(member)
-            await session.commit()
         raise _refused(DashboardError.INVALID_LOGIN, "wrong email address or password")
     if member.totp_secret_encrypted is not None:
         secret = secret_box.decrypt(member.totp_secret_encrypted)
-        if not totp_code or not pyotp.TOTP(secret).verify(totp_code.strip(), valid_window=1):
+        if not totp_code:
+            # The first step of a login with a second factor: not a guess.
+            if attempt is not None:
+                await attempt.not_a_guess()
             raise _refused(DashboardError.INVALID_TOTP, "the one-time code is missing or wrong")
-    member.failed_logins = 0
-    member.locked_until = None
+        if not pyotp.TOTP(secret).verify(totp_code.strip(), valid_window=1):
+            raise _refused(DashboardError.INVALID_TOTP, "the one-time code is missing or wrong")
+    if attempt is not None:
+        await attempt.succeeded()
     token = new_token()
     opened = DashboardSession(
         id=token_hash(token),
@@ -95,7 +92,7 @@ async def login(
         last_seen_at=now,
         expires_at=now + ABSOLUTE_TIMEOUT,
     )
-    session.add_all([member, opened])
+    session.add(opened)
     await session.commit()
     await session.refresh(opened)
     await session.refresh(member)

@@ -42,6 +42,7 @@ from ramp.db.types import utcnow
 from ramp.errors import Conflict, InvalidInput, NotFound, ProviderAccountError, Unavailable
 from ramp.provider_accounts.credentials import masked_hint, seal, unseal
 from ramp.security.encryption import SecretBox
+from ramp.security.network import UrlRefused
 from ramp.timestamps import format_timestamp
 
 log = logging.getLogger(__name__)
@@ -135,6 +136,7 @@ async def set_provider_account(
     that break the schema (the field is named, the value never quoted) or that the
     provider refuses (its reason), a provider that does not answer.
     """
+    connectors = connectors or Connectors()
     connector = _connector(provider_code, connectors)
     project = await session.get(Project, project_id)
     if project is None:
@@ -146,6 +148,15 @@ async def set_provider_account(
             "to a production project",
         )
     _validate(connector, credentials)
+    try:
+        # Checked again on the address of each call (ramp/security/network.py).
+        connectors.network.check_url(connector.base_url(credentials), field="baseUrl")
+    except UrlRefused as refused:
+        raise InvalidInput(
+            ProviderAccountError.INVALID_CREDENTIALS,
+            f"invalid {connector.code} credentials: {refused}",
+            {"fields": [{"pointer": "/baseUrl", "reason": str(refused)}]},
+        ) from None
     existing = (
         await session.exec(
             select(ProviderAccount.id).where(
@@ -165,9 +176,13 @@ async def set_provider_account(
             ProviderAccountError.INVALID_CREDENTIALS, str(refused), {"provider": connector.code}
         ) from None
     except ProviderUnavailable as unavailable:
+        # What was tried (the address; never the key) and what to do, in one sentence.
         raise Unavailable(
             ProviderAccountError.PROVIDER_UNREACHABLE,
-            f"{connector.code} did not answer the credentials check; try again ({unavailable})",
+            f"the credentials check at {ctx.base_url} failed: {unavailable}. Nothing was "
+            "stored: check that this address answers (the credentials' baseUrl, or the "
+            "documented host of their environment), then try again",
+            {"provider": connector.code, "url": ctx.base_url},
         ) from None
     try:
         registration = await connector.register_webhook(ctx, webhook_url(public_url, account_id))
@@ -304,13 +319,37 @@ def _validate(connector: Connector, credentials: Mapping[str, Any]) -> None:
     validator = jsonschema.Draft202012Validator(dict(connector.credentials_schema))
     errors = sorted(validator.iter_errors(dict(credentials)), key=lambda e: list(e.path))
     if errors:
-        where = "/" + "/".join(str(p) for p in errors[0].path)
-        # The validator's own message may quote the value (a key): name the field only.
+        fields = [_violation(error, credentials) for error in errors]
+        first = fields[0]
         raise InvalidInput(
             ProviderAccountError.INVALID_CREDENTIALS,
-            f"invalid {connector.code} credentials",
-            {"fields": [{"pointer": where, "reason": f"fails '{errors[0].validator}'"}]},
+            f"invalid {connector.code} credentials: {first['pointer']} {first['reason']} "
+            f"(checked here: nothing was sent to {connector.code})",
+            {"fields": fields},
         )
+
+
+def _violation(error: jsonschema.ValidationError, credentials: Mapping[str, Any]) -> dict[str, str]:
+    """A schema violation as a pointer and a reason that says what is allowed. The
+    validator's own message may quote the value (a key), so it is never used: the
+    schema's side (allowed values, names of fields) is."""
+    where = "/" + "/".join(str(p) for p in error.path)
+    allowed: Any = error.validator_value
+    if error.validator == "enum":
+        return {"pointer": where, "reason": "must be one of " + ", ".join(map(str, allowed))}
+    if error.validator == "required":
+        missing = [name for name in allowed if name not in credentials]
+        return {"pointer": f"/{missing[0]}" if missing else where, "reason": "is required"}
+    if error.validator == "additionalProperties":
+        known = error.schema.get("properties", {}) if isinstance(error.schema, dict) else {}
+        extra = sorted(name for name in credentials if name not in known)
+        return {
+            "pointer": f"/{extra[0]}" if extra else where,
+            "reason": "is not one of the fields: " + ", ".join(known),
+        }
+    if error.validator in ("minLength", "maxLength", "pattern", "type"):
+        return {"pointer": where, "reason": f"fails '{error.validator}' ({allowed})"}
+    return {"pointer": where, "reason": f"fails '{error.validator}'"}
 
 
 def _context(

@@ -8,19 +8,28 @@ found stored and ignored). `relay` then signals the intent workflows, found by t
 transfer's provider reference or, for compliance, by the provider's customer; the API
 relays right after answering and every worker relays what is still pending (a crash in
 between loses nothing).
+
+A relay claims what it signals, as the webhook dispatchers claim deliveries
+(ramp/webhooks/ledger.py): in one write transaction it takes the due events, oldest
+due first (`FOR UPDATE SKIP LOCKED` on PostgreSQL, SQLite's write lock there), and
+pushes their `due_at` past a lease under its own `lease_token`; relays in other
+processes skip them. A relay that dies mid-way leaves them leased; once the lease lapses
+any relay takes them again (at least once: the workflow deduplicates provider events).
+An event no intent matches yet is due again later, on a backoff, behind the events that
+arrived since: a backlog of unmatched events never holds up a matched one.
 """
 
 from __future__ import annotations
 
 import logging
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from pydantic import TypeAdapter
 from sqlalchemy.ext.asyncio import async_sessionmaker
-from sqlmodel import col, select
+from sqlmodel import col, select, update
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from ramp.adapters.contract import (
@@ -30,10 +39,11 @@ from ramp.adapters.contract import (
     WebhookRejected,
 )
 from ramp.adapters.registry import Connectors
+from ramp.db.engine import begin_write
 from ramp.db.tables import IntentRow, ProviderCustomer, ProviderWebhookEvent, TransactionRow
 from ramp.db.types import utcnow
 from ramp.db.upsert import insert_missing
-from ramp.errors import NotAuthenticated, NotFound
+from ramp.errors import NotAuthenticated, NotFound, ProviderWebhookError
 from ramp.intents.connector_flow import provider_event_id
 from ramp.intents.models import ProviderEvent as TransactionEvent
 from ramp.intents.models import StepUpdate
@@ -44,11 +54,15 @@ from ramp.security.encryption import SecretBox
 
 log = logging.getLogger(__name__)
 
-INVALID_WEBHOOK_SIGNATURE = "INVALID_WEBHOOK_SIGNATURE"
 # A transfer event can arrive before the workflow recorded the transfer it names: kept
 # pending and relayed again, for this long.
 UNMATCHED_FOR = timedelta(days=1)
 RELAY_BATCH = 100
+# A claim lasts this long: time to signal a batch (each signal a round trip to Temporal).
+RELAY_LEASE = timedelta(minutes=2)
+# An event no intent matches yet is due again after 5 s, doubling up to 5 minutes.
+RETRY_FIRST = timedelta(seconds=5)
+RETRY_MAX = timedelta(minutes=5)
 
 _EVENT = TypeAdapter(ProviderEvent)
 
@@ -83,7 +97,9 @@ async def receive(
         # Logged without the body or headers: they may carry personal data.
         log.warning("provider webhook refused for %s: %s", provider_account_id, rejected)
         raise NotAuthenticated(
-            INVALID_WEBHOOK_SIGNATURE, "the webhook signature does not verify", "Signature"
+            ProviderWebhookError.INVALID_WEBHOOK_SIGNATURE,
+            "the webhook signature does not verify",
+            "Signature",
         ) from None
     now = utcnow()
     rows = [
@@ -93,6 +109,7 @@ async def receive(
             provider_event_id=event.provider_event_id[:200],
             events_encrypted=secret_box.encrypt(_EVENT.dump_json(event).decode()),
             received_at=now,
+            due_at=now,
         )
         for event in events
     ]
@@ -119,20 +136,13 @@ async def relay(
     secret_box: SecretBox,
     *,
     limit: int = RELAY_BATCH,
+    clock: Callable[[], datetime] = utcnow,
 ) -> int:
-    """Signals the workflows of the stored events not relayed yet; returns how many were
+    """Signals the workflows of the due events this relay claims; returns how many were
     relayed. An event whose intent cannot be found yet stays pending (for a while)."""
-    async with db() as session:
-        pending = (
-            await session.exec(
-                select(ProviderWebhookEvent)
-                .where(col(ProviderWebhookEvent.applied_at).is_(None))
-                .order_by(col(ProviderWebhookEvent.received_at))
-                .limit(limit)
-            )
-        ).all()
+    claimed, token = await _claim(db, limit, clock())
     relayed = 0
-    for row in pending:
+    for row in claimed:
         event = _EVENT.validate_json(secret_box.decrypt(row.events_encrypted))
         note: str | None
         try:
@@ -142,18 +152,69 @@ async def relay(
             done, note = False, f"relay failed: {type(error).__name__}"
         else:
             note = None if done else "no intent found for it yet"
+        now = clock()
+        given_up = not done and now - row.received_at > UNMATCHED_FOR
+        attempts = row.attempts + 1
         async with db() as session:
-            stored = await session.get(ProviderWebhookEvent, row.id)
-            if stored is None:
-                continue
-            stored.attempts += 1
-            stored.last_error = note
-            if done or utcnow() - stored.received_at > UNMATCHED_FOR:
-                stored.applied_at = utcnow()
-                relayed += 1 if done else 0
-            session.add(stored)
+            # Moved on only under this relay's claim: a lapsed lease is another's now.
+            await session.exec(
+                update(ProviderWebhookEvent)
+                .where(
+                    col(ProviderWebhookEvent.id) == row.id,
+                    col(ProviderWebhookEvent.lease_token) == token,
+                )
+                .values(
+                    attempts=attempts,
+                    last_error=note,
+                    lease_token=None,
+                    applied_at=now if done or given_up else None,
+                    due_at=None if done or given_up else now + _retry_in(attempts),
+                )
+            )
             await session.commit()
+        relayed += 1 if done else 0
     return relayed
+
+
+def _retry_in(attempts: int) -> timedelta:
+    """When an event no intent matches is due again: 5 s doubling, at most 5 minutes."""
+    doublings = min(max(attempts - 1, 0), 10)  # past the cap anyway; no overflow
+    return min(RETRY_FIRST * (1 << doublings), RETRY_MAX)
+
+
+async def _claim(
+    db: async_sessionmaker[AsyncSession], limit: int, now: datetime
+) -> tuple[list[ProviderWebhookEvent], str]:
+    token = str(uuid.uuid4())
+    async with db() as session:
+        # A read first: most rounds find nothing due, and SQLite's write lock is the
+        # whole database's (every worker relays every 5 s).
+        due = await session.exec(
+            select(ProviderWebhookEvent.id).where(col(ProviderWebhookEvent.due_at) <= now).limit(1)
+        )
+        if due.first() is None:
+            return [], token
+    async with db() as session:
+        await begin_write(session)
+        rows = (
+            await session.exec(
+                select(ProviderWebhookEvent)
+                .where(col(ProviderWebhookEvent.due_at) <= now)
+                .order_by(col(ProviderWebhookEvent.due_at))
+                .limit(limit)
+                .with_for_update(skip_locked=True)
+            )
+        ).all()
+        if not rows:
+            await session.rollback()
+            return [], token
+        await session.exec(
+            update(ProviderWebhookEvent)
+            .where(col(ProviderWebhookEvent.id).in_([row.id for row in rows]))
+            .values(due_at=now + RELAY_LEASE, lease_token=token)
+        )
+        await session.commit()
+    return list(rows), token
 
 
 async def _signal(

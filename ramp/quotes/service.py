@@ -24,9 +24,9 @@ from ramp.adapters.registry import Connectors
 from ramp.catalog import Corridor, Currency, MovementType, Provider, Rail, currency_by_code
 from ramp.config import Environment
 from ramp.db.tables import Project
-from ramp.errors import IntentError, InvalidInput
+from ramp.errors import IntentError, InvalidInput, RequestError
 from ramp.money import AmountProblem, Money
-from ramp.projects import routing_accounts
+from ramp.projects import NO_PROVIDER_ACCOUNT, routing_accounts
 from ramp.quotes.accounts import account_quoters
 from ramp.quotes.models import ProviderQuote, Quoter, RailQuoteRequest
 from ramp.quotes.partner_fee import after_partner_fee, partner_fee, partner_fee_bps
@@ -122,11 +122,18 @@ async def quote_route(
     async with db() as session:
         providers = [provider for provider, _ in await routing_accounts(session, project_id)]
         bps = await partner_fee_bps(session, project_id)
+    if query.provider_id is not None and query.provider_id not in {p.id for p in providers}:
+        raise InvalidInput(
+            RequestError.VALIDATION_ERROR,
+            "providerId is not one of the project's providers (GET /v1/providers)",
+            {"fields": [{"pointer": "/providerId", "reason": "is not a provider of the project"}]},
+        )
     serving = [p for p in providers if _corridors(p, source.code, destination.code)]
     if not serving:
         raise InvalidInput(
             "UNSUPPORTED_ROUTE",
-            f"no provider of the project serves {source.code} to {destination.code}",
+            f"no provider of the project serves {source.code} to {destination.code}"
+            + (f": {NO_PROVIDER_ACCOUNT}" if not providers else ""),
             {"src": source.code, "dest": destination.code},
         )
     candidates = [

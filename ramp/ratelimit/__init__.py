@@ -2,20 +2,29 @@
 
 `MemoryLimiter` counts inside one process; `RedisLimiter` counts in Redis, so that
 several API processes share one budget. Both implement the same fixed window, opened by
-the first hit of a key and closed `window` seconds later, so the two behave alike.
+the first hit of a key and closed `window` seconds later, so the two behave alike, and
+the same pacing (progressive delays between attempts, `Pacing`).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ramp.ratelimit.limiter import Decision, Limiter, MemoryLimiter
-from ramp.ratelimit.rates import Rate, parse_rate
+from ramp.ratelimit.limiter import Decision, Limiter, MemoryLimiter, Pacing
+from ramp.request_rates import Rate, parse_rate
 
 if TYPE_CHECKING:
     from ramp.config import Settings
 
-__all__ = ["Decision", "Limiter", "MemoryLimiter", "Rate", "limiter_from_settings", "parse_rate"]
+__all__ = [
+    "Decision",
+    "Limiter",
+    "MemoryLimiter",
+    "Pacing",
+    "Rate",
+    "limiter_from_settings",
+    "parse_rate",
+]
 
 
 def limiter_from_settings(settings: Settings) -> Limiter:

@@ -5,9 +5,10 @@ from __future__ import annotations
 import math
 import time
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ramp.ratelimit.rates import Rate
+from ramp.request_rates import Rate
 
 
 @dataclass(frozen=True)
@@ -33,8 +34,32 @@ class Decision:
         return max(1, math.ceil(round(self.reset_after, 3)))
 
 
+@dataclass(frozen=True)
+class Pacing:
+    """Progressive delays between attempts of one key: the first `free` attempts of a
+    window go at once; each later one holds the key for `first_delay_seconds`, doubling
+    with every attempt, at most `longest_delay_seconds`. Attempts are counted in a fixed
+    window of `window_seconds` opened by the first."""
+
+    free: int
+    first_delay_seconds: float
+    longest_delay_seconds: float
+    window_seconds: int
+
+    def delay_after(self, attempts: int) -> float:
+        """How long the key is held after its `attempts`-th attempt of the window."""
+        if attempts <= self.free:
+            return 0.0
+        doublings = min(attempts - self.free - 1, 62)
+        return min(self.first_delay_seconds * float(2**doublings), self.longest_delay_seconds)
+
+
 class Limiter(ABC):
-    """Counts hits per key in fixed windows: the first hit of a key opens its window."""
+    """Counts hits per key in fixed windows: the first hit of a key opens its window.
+
+    It also paces attempts (`pace`): a key past its free attempts is held for a delay
+    that grows with each attempt, and an attempt on a held key is refused uncounted.
+    """
 
     @abstractmethod
     async def hit(self, key: str, rate: Rate) -> Decision:
@@ -43,6 +68,21 @@ class Limiter(ABC):
     @abstractmethod
     async def peek(self, key: str, rate: Rate) -> Decision:
         """Where `key`'s window stands, without counting."""
+
+    @abstractmethod
+    async def pace(self, keys: Sequence[tuple[str, Pacing]]) -> float:
+        """One attempt on all of `keys` at once. While any of them is held: the seconds
+        until the last hold ends, and nothing is counted. Otherwise 0: the attempt is
+        counted on each key, and each past its free attempts is held for its next delay
+        (before the attempt is made, so parallel attempts cannot slip in together)."""
+
+    @abstractmethod
+    async def forgive(self, key: str) -> None:
+        """Takes one attempt of `key` back (it turned out not to be a failure)."""
+
+    @abstractmethod
+    async def forget(self, key: str) -> None:
+        """Clears `key`'s attempts and its hold."""
 
     async def close(self) -> None:  # noqa: B027 - a store without connections has nothing to close
         """Releases the store's connections."""
@@ -57,6 +97,7 @@ class MemoryLimiter(Limiter):
 
     def __init__(self) -> None:
         self._windows: dict[str, tuple[int, float]] = {}  # key -> (count, closes at)
+        self._holds: dict[str, float] = {}  # key -> held until
         self._sweep_at = self.SWEEP_AT
 
     async def hit(self, key: str, rate: Rate) -> Decision:
@@ -77,7 +118,36 @@ class MemoryLimiter(Limiter):
             return Decision(rate.limit, 0, rate.window_seconds)
         return Decision(rate.limit, count, closes_at - now)
 
+    async def pace(self, keys: Sequence[tuple[str, Pacing]]) -> float:
+        # No await in here: the check and the counts are one step for this process.
+        now = time.monotonic()
+        wait = max((self._holds.get(key, 0.0) - now for key, _ in keys), default=0.0)
+        if wait > 0:
+            return wait
+        for key, pacing in keys:
+            count, closes_at = self._windows.get(key, (0, 0.0))
+            if closes_at <= now:
+                count, closes_at = 0, now + pacing.window_seconds
+            count += 1
+            self._windows[key] = (count, closes_at)
+            delay = pacing.delay_after(count)
+            if delay > 0:
+                self._holds[key] = now + delay
+        if len(self._windows) + len(self._holds) >= self._sweep_at:
+            self._sweep(now)
+        return 0.0
+
+    async def forgive(self, key: str) -> None:
+        count, closes_at = self._windows.get(key, (0, 0.0))
+        if count > 0 and closes_at > time.monotonic():
+            self._windows[key] = (count - 1, closes_at)
+
+    async def forget(self, key: str) -> None:
+        self._windows.pop(key, None)
+        self._holds.pop(key, None)
+
     def _sweep(self, now: float) -> None:
         self._windows = {k: v for k, v in self._windows.items() if v[1] > now}
+        self._holds = {k: until for k, until in self._holds.items() if until > now}
         # Many live keys: sweep again only when as many more have arrived.
-        self._sweep_at = max(self.SWEEP_AT, 2 * len(self._windows))
+        self._sweep_at = max(self.SWEEP_AT, 2 * (len(self._windows) + len(self._holds)))

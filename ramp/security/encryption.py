@@ -16,6 +16,8 @@ from ramp.config import Settings
 # HKDF `info` of the keyed-hash key: a key derived for one purpose only, so a hash can
 # never be confused with (or help attack) the Fernet keys it comes from.
 _KEYED_HASH_INFO = b"ramp keyed hash v1"
+# HKDF `info` of the key that signs list cursors (api/pagination.py).
+_LIST_CURSOR_INFO = b"ramp list cursor v1"
 
 
 class MissingKey(RuntimeError):
@@ -35,7 +37,8 @@ class SecretBox:
         if not fernets:
             raise MissingKey("RAMP_ENCRYPTION_KEYS is not set (generate one: `ramp keys generate`)")
         self._fernet = MultiFernet(fernets)
-        self._hash_keys = [_derive_hash_key(key) for key in raw]
+        self._hash_keys = [_derive_key(key, _KEYED_HASH_INFO) for key in raw]
+        self._cursor_keys = [_derive_key(key, _LIST_CURSOR_INFO) for key in raw]
 
     @classmethod
     def from_settings(cls, settings: Settings) -> SecretBox:
@@ -59,6 +62,15 @@ class SecretBox:
         """The hash of `value` under every key: what a lookup must match (rotation)."""
         return [_hmac(key, value) for key in self._hash_keys]
 
+    def cursor_signature(self, value: str) -> str:
+        """Hex HMAC-SHA256 of a list cursor under the current key."""
+        return _hmac(self._cursor_keys[0], value)
+
+    def cursor_signature_matches(self, value: str, signature: str) -> bool:
+        """Whether `signature` is a cursor signature of `value` under any key (a cursor
+        handed out before a key rotation still pages)."""
+        return any(hmac.compare_digest(_hmac(key, value), signature) for key in self._cursor_keys)
+
 
 @functools.lru_cache(maxsize=4)
 def cached_secret_box(keys: str) -> SecretBox:
@@ -66,11 +78,9 @@ def cached_secret_box(keys: str) -> SecretBox:
     return SecretBox(keys)
 
 
-def _derive_hash_key(fernet_key: str) -> bytes:
+def _derive_key(fernet_key: str, purpose: bytes) -> bytes:
     material = base64.urlsafe_b64decode(fernet_key.encode())
-    return HKDF(algorithm=hashes.SHA256(), length=32, salt=None, info=_KEYED_HASH_INFO).derive(
-        material
-    )
+    return HKDF(algorithm=hashes.SHA256(), length=32, salt=None, info=purpose).derive(material)
 
 
 def _hmac(key: bytes, value: str) -> str:

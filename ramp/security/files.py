@@ -22,6 +22,21 @@ def private_dir(path: Path) -> Path:
     return path
 
 
+def private_process() -> None:
+    """Everything this process and the children it starts create from now on is private
+    (umask 077): files 0600, folders 0700. `ramp dev` runs Temporal's dev server, whose
+    SQLite files (the database, and the WAL and shared memory it makes later) would
+    otherwise be 0644."""
+    os.umask(0o077)
+
+
+def tighten_files(folder: Path) -> None:
+    """Makes the files directly in `folder` 0600 (those an older version left looser)."""
+    for path in folder.iterdir():
+        if path.is_file() and not path.is_symlink():
+            os.chmod(path, PRIVATE_FILE_MODE)
+
+
 def private_sqlite_file(path: Path) -> None:
     """Creates the database file 0600 before SQLite opens it, and tightens its
     companions. SQLite gives -wal, -shm and -journal files the mode of the database

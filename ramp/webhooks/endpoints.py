@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterable
-from urllib.parse import urlsplit
 
 from sqlmodel import col, select, update
 from sqlmodel.ext.asyncio.session import AsyncSession
@@ -13,30 +12,33 @@ from ramp.config import Environment
 from ramp.db.tables import Project, WebhookDelivery, WebhookEndpoint
 from ramp.db.types import utcnow
 from ramp.errors import NotFound
-from ramp.security.network import public_host
-from ramp.webhooks.events import WebhookEventType
+from ramp.intents.events import WebhookEventType
+from ramp.security import network
+from ramp.security.network import UrlRefused
 from ramp.webhooks.models import DeliveryStatus
 
 MAX_ENDPOINTS_PER_PROJECT = 20
 
 
 class EndpointRefused(ValueError):
-    """An endpoint setting the service does not accept (the message says why)."""
+    """An endpoint setting the service does not accept (the message says why;
+    `pointer` names the field refused, as a JSON pointer into the request)."""
+
+    def __init__(self, message: str, pointer: str | None = None) -> None:
+        super().__init__(message)
+        self.pointer = pointer
 
 
 def check_url(url: str, environment: str) -> str:
-    """An endpoint URL we are willing to POST to."""
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise EndpointRefused("the endpoint URL must be an absolute http(s) URL")
-    if parts.username or parts.password:
-        raise EndpointRefused("the endpoint URL must not carry credentials")
-    if environment == Environment.PRODUCTION:
-        if parts.scheme != "https":
-            raise EndpointRefused("a production endpoint must use https")
-        # Deliveries leave from inside our network: not towards our own services.
-        if not public_host(url):
-            raise EndpointRefused("a production endpoint must name a public host")
+    """An endpoint URL we are willing to POST to: on the network the project's
+    environment may reach (ramp/security/network.py; checked again on the addresses
+    connected to at each attempt), https in production."""
+    try:
+        parts = network.for_project(environment).check_url(url)
+    except UrlRefused as refused:
+        raise EndpointRefused(f"the endpoint {refused}", "/url") from None
+    if environment == Environment.PRODUCTION and parts.scheme != "https":
+        raise EndpointRefused("a production endpoint must use https", "/url")
     return url
 
 
@@ -163,7 +165,7 @@ def redelivery(
 def _event_types(event_types: Iterable[WebhookEventType]) -> list[str]:
     chosen = {WebhookEventType(value) for value in event_types}
     if not chosen:
-        raise EndpointRefused("an endpoint must receive at least one event type")
+        raise EndpointRefused("an endpoint must receive at least one event type", "/eventTypes")
     return [value.value for value in WebhookEventType if value in chosen]
 
 

@@ -3,10 +3,16 @@
 The dispatcher (ramp/webhooks/dispatcher.py) sends every attempt through a `Sender`:
 `InlineSender` POSTs from the dispatcher's own process, `SenderProcess`
 (ramp/webhooks/sender_process.py) from a child process. Either way the POST is made
-here, with one aiohttp session per process: its pool keeps connections to busy
+here, with aiohttp sessions of the process: their pools keep connections to busy
 endpoints open, and a POST costs a fifth of httpx's CPU (docs/decisions.md, Issue 16).
 The POST goes where the project said or fails: no proxies from the environment, no
 redirects; the answer's body is not read, only its status counts.
+
+Where it may go is the network policy of the project's environment
+(ramp/security/network.py): one session per policy, whose resolver resolves each name
+once, checks every address and hands the connector those very addresses to connect to
+(TLS still names the host: SNI, certificate). A name that passes the check cannot
+connect elsewhere (DNS rebinding).
 
 Light on imports: the sender process loads this module and little else.
 """
@@ -21,13 +27,14 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import datetime
+from types import TracebackType
 from typing import Protocol
-from urllib.parse import urlsplit
 
 import aiohttp
 import certifi
+from aiohttp.abc import AbstractResolver, ResolveResult
 
-from ramp.security.network import NotPublicAddress, is_public_address
+from ramp.security.network import LOCAL_ALLOWED, PUBLIC_ONLY, NetworkPolicy
 from ramp.webhooks.signing import signature_headers
 
 # Built once: loading the CA bundle costs about 30 ms of CPU.
@@ -49,8 +56,13 @@ class Signer:
 
     client_id: str
     secrets: tuple[str, ...]
-    # Production endpoints must resolve to public addresses at each attempt.
+    # Production endpoints reach public addresses only (else loopback and private too),
+    # checked on the addresses connected to at each attempt.
     public_only: bool
+
+    @property
+    def network(self) -> NetworkPolicy:
+        return PUBLIC_ONLY if self.public_only else LOCAL_ALLOWED
 
 
 @dataclass(frozen=True)
@@ -65,10 +77,68 @@ class Sent:
         return self.status_code is not None and 200 <= self.status_code < 300
 
 
-def http_client(max_connections: int) -> aiohttp.ClientSession:
-    """One session per dispatcher (open it inside the running event loop)."""
+class PolicyResolver(AbstractResolver):
+    """Resolves a name once and answers only addresses the policy permits: the
+    connector connects to what this answers (and caches it as it is)."""
+
+    def __init__(self, policy: NetworkPolicy) -> None:
+        self._policy = policy
+
+    async def resolve(
+        self, host: str, port: int = 0, family: socket.AddressFamily = socket.AF_INET
+    ) -> list[ResolveResult]:
+        addresses = await self._policy.resolve(host, port)
+        return [
+            {
+                "hostname": host,
+                "host": address,
+                "port": port,
+                "family": socket.AF_INET6 if ":" in address else socket.AF_INET,
+                "proto": 0,
+                "flags": socket.AI_NUMERICHOST,
+            }
+            for address in addresses
+        ]
+
+    async def close(self) -> None:
+        pass
+
+
+class HttpClients:
+    """The process's aiohttp sessions, one per network policy (open it inside the
+    running event loop; use as an async context manager)."""
+
+    def __init__(self, max_connections: int) -> None:
+        self._sessions = {
+            policy: _session(policy, max_connections) for policy in (PUBLIC_ONLY, LOCAL_ALLOWED)
+        }
+
+    def session(self, policy: NetworkPolicy) -> aiohttp.ClientSession:
+        return self._sessions[policy]
+
+    async def __aenter__(self) -> HttpClients:
+        return self
+
+    async def __aexit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
+        for session in self._sessions.values():
+            await session.close()
+
+
+def http_client(max_connections: int) -> HttpClients:
+    """The sessions of one dispatcher or sender process."""
+    return HttpClients(max_connections)
+
+
+def _session(policy: NetworkPolicy, max_connections: int) -> aiohttp.ClientSession:
     return aiohttp.ClientSession(
-        connector=aiohttp.TCPConnector(limit=max_connections, ssl=_TLS),
+        connector=aiohttp.TCPConnector(
+            limit=max_connections, ssl=_TLS, resolver=PolicyResolver(policy)
+        ),
         trust_env=False,
         # An endpoint's cookies are never sent back (and not looked for at each POST).
         cookie_jar=aiohttp.DummyCookieJar(),
@@ -88,7 +158,7 @@ class Sender(Protocol):
 class InlineSender:
     """Attempts made from this process, on its event loop."""
 
-    def __init__(self, http: aiohttp.ClientSession) -> None:
+    def __init__(self, http: HttpClients) -> None:
         self._http = http
 
     async def send(
@@ -104,7 +174,7 @@ async def inline_sender(max_connections: int) -> AsyncIterator[Sender]:
 
 
 async def send(
-    http: aiohttp.ClientSession,
+    http: HttpClients,
     url: str,
     event: Outgoing,
     signer: Signer,
@@ -125,19 +195,22 @@ async def send(
     status_code: int | None = None
     error: str | None = None
     try:
+        # The URL as registered may predate today's policy; an IP literal never reaches
+        # the resolver, so this is its check.
+        signer.network.check_url(url)
         # The whole attempt (resolve, connect, send, answer) within the timeout (the
         # client's own is a little longer: this one speaks first).
-        async with asyncio.timeout(timeout_seconds):
-            if signer.public_only:
-                await _refuse_private_addresses(url)
-            async with http.post(
+        async with (
+            asyncio.timeout(timeout_seconds),
+            http.session(signer.network).post(
                 url,
                 data=event.body,
                 headers=headers,
                 allow_redirects=False,
                 timeout=aiohttp.ClientTimeout(total=timeout_seconds + 1),
-            ) as response:
-                status_code = response.status
+            ) as response,
+        ):
+            status_code = response.status
         if not 200 <= status_code < 300:
             error = f"HTTP {status_code}"
     except TimeoutError:
@@ -146,17 +219,7 @@ async def send(
         # Named as the log always named it: no connection could be made.
         error = f"ConnectError: {failure}"[:1000]
     except (aiohttp.ClientError, OSError, ValueError) as failure:
+        # ValueError: UrlRefused, AddressRefused (the policy refused where it leads).
         error = f"{type(failure).__name__}: {failure}"[:1000]
     latency_ms = round((time.perf_counter() - started) * 1000)
     return Sent(attempted_at, status_code, latency_ms, error)
-
-
-async def _refuse_private_addresses(url: str) -> None:
-    """A production endpoint must resolve to public addresses only (what its name says
-    today, not only when it was registered)."""
-    parts = urlsplit(url)
-    host = parts.hostname or ""
-    port = parts.port or (443 if parts.scheme == "https" else 80)
-    found = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
-    if not found or not all(is_public_address(str(entry[4][0])) for entry in found):
-        raise NotPublicAddress(f"{host} resolves to an address that is not public")

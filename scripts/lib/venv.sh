@@ -2,37 +2,62 @@
 # Sourced by scripts/sandbox and scripts/test: `ensure_venv [EXTRA]` makes .venv (if
 # missing) and installs the project into it, with EXTRA (e.g. dev) if given.
 #
-# pip runs only when .venv is new or pyproject.toml changed since the last install (a
-# stamp .venv/.installed[-EXTRA]-<hash of pyproject.toml> records it): a start costs no
-# pip run, and works offline once installed. The install is editable, so source changes
-# never need one. A dev install serves a plain one too (dev only adds packages).
+# pip runs only when .venv is new, has no finished install, lacks EXTRA, or
+# pyproject.toml changed since the last install (a stamp .venv/.installed[-EXTRA]-<hash
+# of pyproject.toml> records each install): a start costs no pip run, and works offline
+# once installed. The install is editable, so source changes never need one. A dev
+# install serves a plain one too (dev only adds packages). Each step says what it does
+# and, when done, how long it took; pip prints its own progress.
 
 pyproject_hash() {
   .venv/bin/python -c 'import hashlib; print(hashlib.sha256(open("pyproject.toml", "rb").read()).hexdigest()[:16])'
 }
 
+# `step_done START`: the seconds since START (a `date +%s.%N`), as "1.2 s".
+step_done() {
+  awk -v start="$1" -v end="$(date +%s.%N)" 'BEGIN { printf "%.1f s\n", end - start }'
+}
+
+# Why .venv needs an install of EXTRA for pyproject.toml's HASH (empty if it does not).
+install_reason() {
+  local extra=$1 hash=$2 stamps
+  stamps=$(cd .venv && ls -1 .installed-* 2>/dev/null || true)
+  if [ -e ".venv/.installed${extra:+-$extra}-$hash" ] \
+    || { [ -z "$extra" ] && [ -e ".venv/.installed-dev-$hash" ]; }; then
+    return 0
+  fi
+  if [ -z "$stamps" ]; then
+    echo "no install into it has finished yet"
+  elif [ -n "$extra" ] && [ -e ".venv/.installed-$hash" ]; then
+    echo "the [$extra] extras were never installed into it: only the service was"
+  else
+    echo "pyproject.toml changed since the last install"
+  fi
+}
+
 ensure_venv() {
-  local extra=${1:-} python=${PYTHON:-python3} reason="" hash stamp
+  local extra=${1:-} python=${PYTHON:-python3} reason="" hash stamp started
   if [ ! -x .venv/bin/python ]; then
     "$python" -c 'import sys; sys.exit(sys.version_info < (3, 11))' \
       || { echo "Python 3.11+ is required (set PYTHON=...)" >&2; exit 2; }
+    started=$(date +%s.%N)
+    echo "== creating .venv ($("$python" --version))"
     "$python" -m venv .venv
+    echo "   .venv created in $(step_done "$started")"
     reason="a new .venv"
   fi
   hash=$(pyproject_hash)
   stamp=".venv/.installed${extra:+-$extra}-$hash"
-  if [ -z "$reason" ]; then
-    if [ -e "$stamp" ] || { [ -z "$extra" ] && [ -e ".venv/.installed-dev-$hash" ]; }; then
-      return 0
-    fi
-    reason="pyproject.toml changed since the last install"
-  fi
-  echo "== installing the project${extra:+ with [$extra]} into .venv ($reason)"
+  [ -n "$reason" ] || reason=$(install_reason "$extra" "$hash")
+  [ -n "$reason" ] || return 0
+  echo "== installing the project${extra:+ with [$extra]} into .venv ($reason); pip's progress follows"
+  started=$(date +%s.%N)
   # Stamps go first: a half-done install must not count as one.
   rm -f .venv/.installed-*
   .venv/bin/python -m pip install --quiet --upgrade pip
-  .venv/bin/python -m pip install --quiet -e ".${extra:+[$extra]}"
+  .venv/bin/python -m pip install -e ".${extra:+[$extra]}"
   touch "$stamp"
+  echo "   installed in $(step_done "$started") (later runs skip this step)"
 }
 
 # Caches the bytecode of our own packages (skipped when up to date). Each process the
@@ -40,5 +65,8 @@ ensure_venv() {
 # compiled, and PYTHONDONTWRITEBYTECODE stops Python writing one) every start compiles
 # their source again, about 0.4 s of CPU each.
 compile_sources() {
+  local started
+  started=$(date +%s.%N)
   .venv/bin/python -m compileall -q -j 0 api ramp workflows activities devstack worker.py webhook_dispatcher.py bench tests >/dev/null
+  echo "== bytecode of our packages compiled (skipped where current) in $(step_done "$started")"
 }

@@ -51,6 +51,7 @@ def worker_environment(settings: Settings, **extra: str) -> dict[str, str]:
         "RAMP_SIGNING_KEY": settings.signing_key.get_secret_value(),
         "RAMP_ENCRYPTION_KEYS": settings.encryption_keys.get_secret_value(),
         "RAMP_TASK_QUEUE": settings.task_queue,
+        "RAMP_PROVIDER_NETWORKS": settings.provider_networks,
         **extra,
     }
 

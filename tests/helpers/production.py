@@ -20,17 +20,28 @@ from ramp.adapters.registry import Connectors
 from ramp.config import Environment, Settings
 from ramp.provider_accounts import service
 from ramp.security.encryption import SecretBox
+from ramp.security.network import PUBLIC_ONLY, parse_networks
+from tests.helpers.payments import register_accounts, wait_for_intent
 from tests.helpers.projects import ProjectCredentials, bearer
 from tests.helpers.servers import serve
 from tests.simulators.bridge import BridgeSimulator
 from worker import build_provider_worker, build_worker
 
 BRIDGE_KEY = "sk-test-production-key"
+SIMULATOR_NETWORK = PUBLIC_ONLY.with_networks(parse_networks("127.0.0.1/32"))
 
 
 def fast_connectors() -> Connectors:
     # Short timeouts: a simulated outage answers late, and the retry comes sooner.
-    return Connectors({"BRIDGE": BridgeConnector(timeout=httpx.Timeout(3.0, connect=1.0))})
+    # The simulator listens on loopback: allowed as an operator allows a staging proxy.
+    return Connectors(
+        {
+            "BRIDGE": BridgeConnector(
+                timeout=httpx.Timeout(3.0, connect=1.0), network=SIMULATOR_NETWORK
+            )
+        },
+        network=SIMULATOR_NETWORK,
+    )
 
 
 @asynccontextmanager
@@ -104,3 +115,41 @@ async def deliver(
 
 
 __all__ = ["bearer"]
+
+
+async def approved_customer(
+    http: httpx.AsyncClient,
+    bridge: BridgeSimulator,
+    merchant: Merchant,
+    name: str,
+    src: str,
+    dest: str,
+    source: dict[str, Any],
+    destination: dict[str, Any],
+    amount: str = "100.00",
+    within: float = 30.0,
+) -> tuple[str, str]:
+    """A customer whose intent waits on Bridge's links; Bridge approves both at once.
+    Returns the customer's token and the intent's id (placed on its own: autoExecute)."""
+    token = await customer_token(http, merchant.project, name)
+    accounts = await register_accounts(http, token, src, dest, source, destination)
+    opened = await http.post(
+        "/v1/intent",
+        json={"srcExternalAccountId": accounts[0], "destExternalAccountId": accounts[1],
+              "amount": amount, "autoExecute": True},
+        headers=bearer(token),
+    )  # fmt: skip
+    assert opened.status_code == 201, opened.text
+    intent_id: str = opened.json()["intent"]["id"]
+    await wait_for_intent(
+        http, token, intent_id,
+        lambda b: all(
+            "handoff" in s["metadata"] for s in b["intent"]["compliancePlan"]["steps"]
+        ),
+        within=within,
+    )  # fmt: skip
+    link = next(k for k in bridge.kyc_links.values() if k["email"] == f"{name}@example.com")
+    bridge.set_kyc(link["id"], kyc_status="approved", tos_status="approved")
+    answer = await deliver(http, bridge, merchant.webhook_path, "kyc_link", link)
+    assert answer.status_code == 200, answer.text
+    return token, intent_id

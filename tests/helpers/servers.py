@@ -1,8 +1,11 @@
 """The real servers tests run against: a Temporal dev server as `ramp dev` runs it, a
-client of it configured like the service's own, and the app served in-process."""
+client of it configured like the service's own, and the app served in-process (through
+ASGI, or over real HTTP where the client's address must be real)."""
 
 from __future__ import annotations
 
+import asyncio
+import socket
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -11,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import uvicorn
 from asgi_lifespan import LifespanManager
 from starlette.types import ASGIApp
 from temporalio.api.testservice.v1 import SleepRequest
@@ -19,6 +23,7 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
 
 from api.app import create_app
+from api.protocol import SERVER_OPTIONS
 from devstack.temporal_server import THROTTLE_LIFTING_DYNAMIC_CONFIG, ensure_search_attributes
 from ramp.config import Settings
 from ramp.db.engine import create_engine, session_factory
@@ -66,6 +71,45 @@ async def serve(application: ASGIApp) -> AsyncIterator[httpx.AsyncClient]:
             yield http
 
 
+@asynccontextmanager
+async def served_over_http(application: ASGIApp) -> AsyncIterator[str]:
+    """`application` served by uvicorn as `ramp api` serves it (`SERVER_OPTIONS`), on a
+    free port of 127.0.0.1, lifespan included; yields its base URL. Each connection's
+    peer address is the one its client bound (`client_bound_to`)."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    config = uvicorn.Config(
+        application,
+        lifespan="on",
+        log_level="warning",
+        access_log=False,
+        timeout_graceful_shutdown=1,
+        **SERVER_OPTIONS,
+    )
+    server = uvicorn.Server(config)
+    task = asyncio.create_task(server.serve(sockets=[sock]))
+    try:
+        while not server.started:
+            if task.done():
+                task.result()
+                raise AssertionError("uvicorn stopped before it started")
+            await asyncio.sleep(0.01)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        await task
+        sock.close()
+
+
+def client_bound_to(base_url: str, address: str) -> httpx.AsyncClient:
+    """An HTTP client whose connections leave from `address` (any of 127.0.0.0/8 on
+    loopback): the server sees that address as the peer."""
+    transport = httpx.AsyncHTTPTransport(local_address=address)
+    return httpx.AsyncClient(transport=transport, base_url=base_url, timeout=60)
+
+
 def derive_settings(base: Settings, **overrides: str) -> Settings:
     """`base` with some values replaced (by environment variable name)."""
     values: dict[str, Any] = {
@@ -77,6 +121,7 @@ def derive_settings(base: Settings, **overrides: str) -> Settings:
         "RAMP_SIGNING_KEY": base.signing_key.get_secret_value(),
         "RAMP_ENCRYPTION_KEYS": base.encryption_keys.get_secret_value(),
         "RAMP_TASK_QUEUE": base.task_queue,
+        "RAMP_PROVIDER_NETWORKS": base.provider_networks,
         **overrides,
     }
     return Settings(**values)

@@ -4,7 +4,10 @@ It checks what an integration must get right (the `Api-Key` header, an
 `Idempotency-Key` on every POST and on no other method, paths, bodies), answers with
 the documented shapes, replays idempotent POSTs (same key and body: the first answer;
 same key, other body: 422), and can be told to fail (a status such as 503 or 429 with
-`Retry-After`, 401, or an answer slower than the client waits). It signs webhooks as
+`Retry-After`, 401, or an answer slower than the client waits), and screens transfers
+as Bridge's compliance does: a customer put on `aml_flagged` (by e-mail) has each new
+transfer refused with `403 aml_violation`, the way apidocs.bridge.xyz's "Transfer errors &
+recovery" lists it (a refusal of that request, not of the key). It signs webhooks as
 Bridge documents: RSA over the SHA-256 digest of `<t>.<raw body>`, sent as
 `X-Webhook-Signature: t=<ms>,v0=<base64>`, with a key per webhook endpoint. Exchange
 rates come from a fixed table (tests/simulators/bridge_rates.py).
@@ -60,6 +63,9 @@ class Fault:
     retry_after: str | None = None
     delay: float = 0.0  # serve, then answer this late (the client may have given up)
     path: str | None = None  # only requests whose path starts with this
+    # The error body answered with `status`: Bridge's `code` and `message`.
+    code: str = "unavailable"
+    message: str = "simulated"
 
 
 def _error(status: int, code: str, message: str, key: str | None = None) -> JSONResponse:
@@ -106,6 +112,8 @@ class BridgeSimulator:
     transfers: dict[str, dict[str, Any]] = field(default_factory=dict)
     webhooks: dict[str, dict[str, Any]] = field(default_factory=dict)
     rates: dict[tuple[str, str], tuple[str, str, str]] = field(default_factory=dict)
+    # E-mails of customers whose transfers compliance screening refuses.
+    aml_flagged: set[str] = field(default_factory=set)
     _idempotency: dict[str, tuple[str, int, Any]] = field(default_factory=dict)
     url: str = ""
 
@@ -119,6 +127,7 @@ class BridgeSimulator:
     def reset(self) -> None:
         for store in (self.requests, self.faults):
             store.clear()
+        self.aml_flagged.clear()
         for table in (
             self.customers,
             self.kyc_links,
@@ -334,6 +343,8 @@ class BridgeSimulator:
         customer_id = _need(body, "on_behalf_of")
         if customer_id not in self.customers:
             raise Invalid("on_behalf_of", "unknown customer")
+        if self.customers[customer_id]["email"] in self.aml_flagged:
+            return _error(403, "aml_violation", "the transfer was blocked by AML screening")
         try:
             if Decimal(str(_need(body, "amount"))) <= 0:
                 raise Invalid("amount", "amount must be positive")
@@ -436,7 +447,7 @@ class _Gate:
             self.sim.faults.remove(fault)
             if fault.status is not None:
                 headers = {"Retry-After": fault.retry_after} if fault.retry_after else {}
-                return JSONResponse({"code": "unavailable", "message": "simulated"},
+                return JSONResponse({"code": fault.code, "message": fault.message},
                                     status_code=fault.status, headers=headers)  # fmt: skip
         if api_key not in self.sim.api_keys:
             return _error(401, "unauthorized", "Invalid API key")

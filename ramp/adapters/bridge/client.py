@@ -5,9 +5,15 @@ flow modules only ever see parsed JSON or a `ProviderError`:
 
 - a timeout, a transport failure, a 5xx or a 429 -> `ProviderUnavailable` (retry; a
   `Retry-After` header, in seconds or as an HTTP date, becomes `retry_after`);
-- 401 / 403 -> `CredentialsRejected` (the provider account becomes unhealthy);
-- any other 4xx -> `ProviderRefused` with Bridge's message and its field pointer
-  mapped to ours (never retried).
+- a key Bridge does not accept -> `CredentialsRejected` (the provider account becomes
+  unhealthy): a 401 (Bridge answers a missing or invalid key so), or a 403 whose code
+  or message names the API key;
+- any other 4xx -> `ProviderRefused` with Bridge's message and code and its field
+  pointer mapped to ours (never retried). That includes a 403 refusing one request (a
+  transfer blocked by compliance screening, `aml_violation`; a missing endorsement;
+  developer limits) and the 401 `not_allowed` of a rail or feature the account does not
+  have: refusals of what was asked, which say nothing about the key, so the account
+  stays healthy for every other customer.
 
 Nothing logged here carries a header, a body or a query string: the API key, personal
 data and account numbers travel in those.
@@ -17,6 +23,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from typing import Any, Self
@@ -29,6 +36,8 @@ from ramp.adapters.contract import (
     ProviderRefused,
     ProviderUnavailable,
 )
+from ramp.security import outbound
+from ramp.security.network import PUBLIC_ONLY, NetworkPolicy
 
 from .credentials import api_key
 
@@ -57,18 +66,47 @@ def retry_after_seconds(value: str | None, now: datetime | None = None) -> float
     return max(0.0, (when - (now or datetime.now(UTC))).total_seconds())
 
 
-def _error_details(response: httpx.Response) -> tuple[str, str | None]:
-    """Bridge's message and the key of the field it complains about, when given."""
+@dataclass(frozen=True)
+class BridgeError:
+    """What Bridge's error body says: `{"code", "message", "source": {"key"}}`."""
+
+    status: int
+    code: str | None
+    message: str
+    key: str | None  # the field Bridge complains about, in its own terms
+
+    def names_the_key(self) -> bool:
+        text = f"{self.code or ''} {self.message}".lower().replace("_", " ").replace("-", " ")
+        return "api key" in text or "apikey" in text
+
+
+# Bridge's 401 for a rail or feature the developer account does not have enabled: the
+# key is fine, the request is not (its "Transfer errors & recovery" page).
+_FEATURE_NOT_ENABLED = "not_allowed"
+
+
+def _error_details(response: httpx.Response) -> BridgeError:
+    status = response.status_code
+    fallback = f"Bridge answered {status}"
     try:
         body = response.json()
     except ValueError:
-        return f"Bridge answered {response.status_code}", None
+        return BridgeError(status, None, fallback, None)
     if not isinstance(body, dict):
-        return f"Bridge answered {response.status_code}", None
-    message = body.get("message") or body.get("code") or f"Bridge answered {response.status_code}"
+        return BridgeError(status, None, fallback, None)
+    code = body.get("code")
+    message = body.get("message") or code or fallback
     source = body.get("source")
     key = source.get("key") if isinstance(source, dict) else None
-    return str(message), str(key) if key else None
+    return BridgeError(status, str(code) if code else None, str(message), str(key) if key else None)
+
+
+def _rejects_the_key(error: BridgeError) -> bool:
+    """Only a key Bridge does not accept condemns the whole account: never one
+    customer's or one transfer's refusal."""
+    if error.status == 401:
+        return error.code != _FEATURE_NOT_ENABLED
+    return error.status == 403 and error.names_the_key()
 
 
 def _classify(response: httpx.Response, fields: FieldMapper | None) -> Exception:
@@ -78,27 +116,38 @@ def _classify(response: httpx.Response, fields: FieldMapper | None) -> Exception
             f"Bridge unavailable ({status})",
             retry_after=retry_after_seconds(response.headers.get("Retry-After")),
         )
-    message, key = _error_details(response)
-    if status in (401, 403):
-        return CredentialsRejected(f"Bridge rejected the API key ({status}): {message}")
+    error = _error_details(response)
+    if _rejects_the_key(error):
+        return CredentialsRejected(f"Bridge rejected the API key ({status}): {error.message}")
     # Only a field we can name in our own terms becomes a pointer; the message keeps
-    # Bridge's wording either way.
-    pointer = fields(key) if fields and key else None
+    # Bridge's wording (and its code, which says why) either way.
+    pointer = fields(error.key) if fields and error.key else None
+    why = error.message
+    if error.code and error.code != error.message:
+        why = f"{why} ({error.code})"
     return ProviderRefused(
-        f"Bridge refused the request: {message}", {pointer: message} if pointer else {}
+        f"Bridge refused the request: {why}", {pointer: error.message} if pointer else {}
     )
 
 
 class BridgeClient:
     """One provider account's view of the Bridge API (use as an async context manager)."""
 
-    def __init__(self, ctx: ProviderContext, *, timeout: httpx.Timeout = TIMEOUT) -> None:
+    def __init__(
+        self,
+        ctx: ProviderContext,
+        *,
+        timeout: httpx.Timeout = TIMEOUT,
+        network: NetworkPolicy = PUBLIC_ONLY,
+    ) -> None:
         self._base_url = ctx.base_url.rstrip("/")
-        self._http = httpx.AsyncClient(
+        # The base URL may be an account's override: it reaches only what the network
+        # policy permits, checked on the address each connection is made to.
+        self._http = outbound.async_client(
+            network,
             base_url=self._base_url,
             timeout=timeout,
             headers={"Api-Key": api_key(ctx), "Accept": "application/json"},
-            follow_redirects=False,
         )
 
     async def __aenter__(self) -> Self:

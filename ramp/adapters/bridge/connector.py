@@ -34,6 +34,7 @@ from ramp.adapters.contract import (
     WebhookRegistration,
     WebhookRejected,
 )
+from ramp.security.network import PUBLIC_ONLY, NetworkPolicy
 
 from .client import TIMEOUT, BridgeClient
 from .credentials import CREDENTIALS_SCHEMA
@@ -44,11 +45,14 @@ class BridgeConnector:
     code = "BRIDGE"
     credentials_schema: Mapping[str, Any] = CREDENTIALS_SCHEMA
 
-    def __init__(self, *, timeout: httpx.Timeout = TIMEOUT) -> None:
+    def __init__(
+        self, *, timeout: httpx.Timeout = TIMEOUT, network: NetworkPolicy = PUBLIC_ONLY
+    ) -> None:
         self._timeout = timeout
+        self._network = network
 
     def _client(self, ctx: ProviderContext) -> BridgeClient:
-        return BridgeClient(ctx, timeout=self._timeout)
+        return BridgeClient(ctx, timeout=self._timeout, network=self._network)
 
     def base_url(self, credentials: Mapping[str, Any]) -> str:
         return credentials_base_url(credentials)

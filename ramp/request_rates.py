@@ -1,4 +1,5 @@
-"""A rate as the settings write it: `COUNT/SECONDS` (`60/60`), or `off`."""
+"""A request rate as the settings write it: `COUNT/SECONDS` (`60/60`), or `off`. Below
+both the settings (ramp/config.py) and the limiters (ramp/ratelimit) that count by it."""
 
 from __future__ import annotations
 

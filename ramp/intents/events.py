@@ -1,5 +1,8 @@
 """Webhook events: what a project is told, computed from an intent's transitions.
 
+Beside the intent models they are computed from; the outbox (ramp/webhooks) stores and
+delivers them.
+
 The intent workflow compares the state it last recorded with the state it records now
 and emits one event per transition: the intent's status, each compliance step's status,
 the transaction's status. Pure and deterministic, so a replay emits the same events,
