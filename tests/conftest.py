@@ -109,6 +109,7 @@ MODULE_SECONDS = {
     "tests/test_provider_accounts.py": 38,
     "tests/test_ramp_dev_production.py": 36,
     "tests/test_ramp_dev.py": 35,
+    "tests/test_ramp_dev_privacy.py": 17,
     "tests/test_readme_walk.py": 30,
     "tests/test_supervisor.py": 29,
     "tests/test_cli.py": 22,
