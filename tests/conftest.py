@@ -15,6 +15,7 @@ from typing import Any
 
 import httpx
 import pytest
+from argon2 import PasswordHasher, profiles
 from sqlalchemy import create_engine as create_sync_engine
 from sqlalchemy import text
 from sqlalchemy.exc import IntegrityError
@@ -29,6 +30,7 @@ from api.app import create_app
 from ramp.config import Settings, sync_database_url
 from ramp.db.engine import create_engine, session_factory
 from ramp.db.migrate import upgrade
+from ramp.organizations import secrets as organization_secrets
 from ramp.security.encryption import SecretBox
 from ramp.security.keys import generated_keys
 from tests.helpers.projects import ProjectCredentials, make_customer, make_project
@@ -67,8 +69,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     or marked `database`. The others (scripts, the supervisor, `ramp dev` on its own
     SQLite, pure logic) would only repeat themselves: when ./scripts/test runs both
     passes side by side (`RAMP_TEST_PASS` = sqlite or postgres), each such module runs
-    in one of them, alternately by name, so the two passes take about as long. Tests
-    marked `postgresql_only` or `sqlite_only` run only against that database."""
+    in one of them, chosen by its cost so that the two passes end together (`_split`).
+    Tests marked `postgresql_only` or `sqlite_only` run only against that database."""
+    # Split before anything is deselected: both passes must compute the same split.
+    owners = _split(items)
     other = "sqlite_only" if os.environ.get("RAMP_TEST_DATABASE_URL") else "postgresql_only"
     elsewhere = [item for item in items if item.get_closest_marker(other) is not None]
     if elsewhere:
@@ -79,12 +83,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         return
     if share not in PASSES:
         raise pytest.UsageError(f"RAMP_TEST_PASS must be one of {PASSES}, not {share!r}")
-    independent = sorted({_module(item) for item in items if not _reaches(item)})
-    ours = set(independent[PASSES.index(share) :: len(PASSES)])
     kept: list[pytest.Item] = []
     left: list[pytest.Item] = []
     for item in items:
-        (kept if _reaches(item) or _module(item) in ours else left).append(item)
+        ours = _reaches(item) or _pinned(item) or owners[_module(item)] == share
+        (kept if ours else left).append(item)
     if left:
         config.hook.pytest_deselected(items=left)
         items[:] = kept
@@ -92,9 +95,60 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 PASSES = ("postgres", "sqlite")
 
+# Seconds a pass spent on each module that runs in one pass only, where that is more
+# than a few (--durations on the busy 2-core machine, 2026-11-26: only the ratios
+# matter, and a stale figure only unbalances the passes a little). Any other module
+# counts DEFAULT_TEST_SECONDS per test. The tests that run in both passes take about
+# PASS_SECONDS longer on PostgreSQL: the SQLite pass takes that much more of the rest.
+MODULE_SECONDS = {
+    "tests/test_scripts.py": 84,
+    "tests/test_webhook_cli.py": 79,
+    "tests/test_ramp_dev_faults.py": 80,
+    "tests/test_dashboard_cli.py": 39,
+    "tests/test_exit_guard.py": 39,
+    "tests/test_provider_accounts.py": 38,
+    "tests/test_ramp_dev_production.py": 36,
+    "tests/test_ramp_dev.py": 35,
+    "tests/test_ramp_dev_privacy.py": 17,
+    "tests/test_readme_walk.py": 30,
+    "tests/test_supervisor.py": 29,
+    "tests/test_cli.py": 22,
+    "tests/test_quotes.py": 19,
+    "tests/test_bridge_connector.py": 14,
+    "tests/test_replay.py": 12,
+    "tests/test_catalog.py": 8,
+    "tests/test_data_at_rest.py": 7,
+    "tests/test_webhook_sender_process.py": 6,
+}
+DEFAULT_TEST_SECONDS = 0.1
+PASS_SECONDS = {"postgres": 200.0, "sqlite": 0.0}
+
+
+def _split(items: list[pytest.Item]) -> dict[str, str]:
+    """The pass each module's database-free tests run in: the costliest first, each
+    to the pass with the least so far (a greedy split, the same in both passes)."""
+    cost: dict[str, float] = {}
+    for item in items:
+        if not _reaches(item) and not _pinned(item):
+            module = _module(item)
+            cost[module] = cost.get(module, 0.0) + DEFAULT_TEST_SECONDS
+    cost.update((module, seconds) for module, seconds in MODULE_SECONDS.items() if module in cost)
+    load = dict(PASS_SECONDS)
+    owners: dict[str, str] = {}
+    for module in sorted(cost, key=lambda module: (-cost[module], module)):
+        lightest = min(PASSES, key=lambda share: (load[share], share))
+        owners[module] = lightest
+        load[lightest] += cost[module]
+    return owners
+
 
 def _module(item: pytest.Item) -> str:
     return item.nodeid.split("::", 1)[0]
+
+
+def _pinned(item: pytest.Item) -> bool:
+    """About one database: runs in that database's pass, whatever the split."""
+    return any(item.get_closest_marker(name) for name in ("sqlite_only", "postgresql_only"))
 
 
 def _reaches(item: pytest.Item) -> bool:
@@ -119,6 +173,22 @@ def database_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         with admin.begin() as connection:
             connection.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
         admin.dispose()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _cheap_password_hashes() -> Iterator[None]:
+    """Dashboard passwords hashed in the test process with argon2id at its cheapest:
+    the service's parameters (RFC 9106, 64 MiB) cost 0.2 s of CPU per hash and per
+    login, which a module making four members per test paid dozens of times over. The
+    work factor is a deployment cost, not a behaviour; the service's own parameters run
+    in every test of a process (`ramp dev`, the CLI)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(
+            organization_secrets, "_HASHER", PasswordHasher.from_parameters(profiles.CHEAPEST)
+        )
+        organization_secrets._dummy_hash.cache_clear()
+        yield
+    organization_secrets._dummy_hash.cache_clear()
 
 
 @pytest.fixture(scope="session")

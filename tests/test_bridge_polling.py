@@ -37,7 +37,7 @@ from tests.helpers.production import (
     production_stack,
 )
 from tests.helpers.projects import bearer
-from tests.helpers.servers import derive_settings, service_client, time_skipping_server
+from tests.helpers.servers import derive_settings, service_client, skip_time, time_skipping_server
 from tests.simulators.bridge import BridgeSimulator, Fault, running
 
 WITHIN = 30.0
@@ -133,14 +133,14 @@ async def test_a_lost_webhook_is_recovered_by_the_poll(
     [link] = bridge.kyc_links.values()
     # Approved at Bridge; the webhook never comes.
     bridge.set_kyc(link["id"], kyc_status="approved", tos_status="approved")
-    await skipping_env.sleep(timedelta(minutes=4))
+    await skip_time(skipping_env, timedelta(minutes=4))
     placed = await wait_for_intent(
         http, token, intent_id, lambda b: b.get("transaction") is not None, within=WITHIN
     )
     assert placed["intent"]["compliancePlan"]["status"] == "COMPLETED"
     [transfer] = bridge.transfers.values()
     bridge.set_state(transfer["id"], "payment_processed")
-    await skipping_env.sleep(timedelta(minutes=4))
+    await skip_time(skipping_env, timedelta(minutes=4))
     done = await wait_for_intent(
         http, token, intent_id, lambda b: b["intent"]["status"] == "COMPLETED", within=WITHIN
     )
@@ -163,11 +163,11 @@ async def test_an_outage_longer_than_the_intents_life_expires_it(
     bridge.set_kyc(link["id"], kyc_status="approved", tos_status="approved")
     # Bridge answers 503 (with Retry-After) to every transfer from now on.
     bridge.fail_next(Fault(status=503, retry_after="30", path="/v0/transfers"), times=10_000)
-    await skipping_env.sleep(timedelta(minutes=4))
+    await skip_time(skipping_env, timedelta(minutes=4))
     attempts = len([r for r in bridge.requests if r.path == "/v0/transfers"])
     assert attempts >= 1
     for _ in range(7):  # three hours and a half, in steps the test server takes
-        await skipping_env.sleep(timedelta(minutes=30))
+        await skip_time(skipping_env, timedelta(minutes=30))
     ended = await wait_for_intent(
         http, token, intent_id, lambda b: b["intent"]["status"] == "EXPIRED", within=WITHIN
     )
@@ -192,7 +192,7 @@ async def test_rejected_credentials_take_the_account_out_until_rotated(
     bridge.set_kyc(link["id"], kyc_status="approved", tos_status="approved")
     # The key is revoked at Bridge before the transfer.
     bridge.api_keys.clear()
-    await skipping_env.sleep(timedelta(minutes=4))
+    await skip_time(skipping_env, timedelta(minutes=4))
     account = await _account(db, merchant)
     assert account.status == "UNHEALTHY"
     assert "rejected the API key" in (account.status_reason or "")
@@ -222,7 +222,7 @@ async def test_rejected_credentials_take_the_account_out_until_rotated(
         connectors=fast_connectors(),
     )  # fmt: skip
     assert (await _account(db, merchant)).status == "HEALTHY"
-    await skipping_env.sleep(timedelta(minutes=3))
+    await skip_time(skipping_env, timedelta(minutes=3))
     placed = await wait_for_intent(
         http, token, intent_id, lambda b: b.get("transaction") is not None, within=WITHIN
     )
@@ -250,13 +250,13 @@ async def test_a_deposit_after_an_unconfirmed_void_is_an_unmatched_deposit(
     await wait_for_intent(http, token, intent_id, _linked, within=WITHIN)
     [link] = bridge.kyc_links.values()
     bridge.set_kyc(link["id"], kyc_status="approved", tos_status="approved")
-    await skipping_env.sleep(timedelta(minutes=4))
+    await skip_time(skipping_env, timedelta(minutes=4))
     await wait_for_intent(http, token, intent_id, lambda b: b["transaction"] is not None)
     [transfer] = bridge.transfers.values()
     # Bridge is down when the intent expires: the void cannot be confirmed.
     bridge.fail_next(Fault(status=503, path=f"/v0/transfers/{transfer['id']}"), times=10_000)
     for _ in range(7):
-        await skipping_env.sleep(timedelta(minutes=30))
+        await skip_time(skipping_env, timedelta(minutes=30))
     expired = await wait_for_intent(
         http, token, intent_id, lambda b: b["intent"]["status"] == "EXPIRED", within=WITHIN
     )
@@ -267,7 +267,7 @@ async def test_a_deposit_after_an_unconfirmed_void_is_an_unmatched_deposit(
     client = service_client(skipping_env)
     handle = client.get_workflow_handle(f"intent-{intent_id}")
     for _ in range(4):
-        await skipping_env.sleep(timedelta(minutes=30))
+        await skip_time(skipping_env, timedelta(minutes=30))
     async with asyncio.timeout(WITHIN):
         while True:
             described = await handle.describe()

@@ -50,7 +50,13 @@ from tests.helpers.payments import (
     wait_for_intent,
 )
 from tests.helpers.projects import ProjectCredentials, make_customer
-from tests.helpers.servers import derive_settings, serve, service_client, time_skipping_server
+from tests.helpers.servers import (
+    derive_settings,
+    serve,
+    service_client,
+    skip_time,
+    time_skipping_server,
+)
 from worker import build_worker
 from workflows.intents import OPEN_UPDATE_WAIT, IntentWorkflow
 
@@ -222,7 +228,7 @@ async def test_an_intent_waiting_for_onboarding_expires_after_its_lifetime(
     assert created["transaction"] is None
     assert _moment(intent["expiredAt"]) - _moment(intent["createdAt"]) == LIFETIME
 
-    await skipping_env.sleep(LIFETIME - timedelta(hours=1))
+    await skip_time(skipping_env, LIFETIME - timedelta(hours=1))
     # A step outcome goes through the workflow: once it shows, every timer due by
     # now has been handled, so PENDING here means the intent has not expired early.
     first = intent["compliancePlan"]["currentStepCode"]
@@ -239,7 +245,7 @@ async def test_an_intent_waiting_for_onboarding_expires_after_its_lifetime(
     handle = skipping_client.get_workflow_handle(created["workflowId"])
     assert (await handle.describe()).status is WorkflowExecutionStatus.RUNNING
 
-    await skipping_env.sleep(timedelta(hours=1, minutes=1))
+    await skip_time(skipping_env, timedelta(hours=1, minutes=1))
     expired = await wait_for_intent(
         http, token, intent_id, lambda body: body["intent"]["status"] != "PENDING"
     )
@@ -267,7 +273,7 @@ async def test_an_unfunded_transaction_is_cancelled_when_its_intent_expires(
     envelope = await _auto_executed_intent(http, token, accounts, opened)
     intent_id = envelope["intent"]["id"]
 
-    await skipping_env.sleep(LIFETIME + timedelta(minutes=1))
+    await skip_time(skipping_env, LIFETIME + timedelta(minutes=1))
     expired = await wait_for_intent(
         http, token, intent_id, lambda body: body["intent"]["status"] != "PROCESSING"
     )
@@ -304,7 +310,7 @@ async def test_an_intent_whose_deposit_arrived_does_not_expire(
         http, token, intent_id, lambda body: body["transaction"]["status"] == "IN_PROGRESS"
     )
 
-    await skipping_env.sleep(LIFETIME + timedelta(hours=1))
+    await skip_time(skipping_env, LIFETIME + timedelta(hours=1))
     later = await get_intent(http, token, intent_id)
     assert later["intent"]["status"] == "PROCESSING"
     assert later["intent"]["failureReason"] is None
@@ -336,7 +342,7 @@ async def test_an_order_the_provider_cannot_void_keeps_its_intent_open(
     envelope = await _auto_executed_intent(http, token, accounts, opened, FUNDED_AT_PROVIDER)
     intent_id = envelope["intent"]["id"]
 
-    await skipping_env.sleep(LIFETIME + timedelta(minutes=1))
+    await skip_time(skipping_env, LIFETIME + timedelta(minutes=1))
     reference = envelope["transaction"]["providerReference"]
     # Expiry asked the provider to void the order, and the provider said no.
     await asyncio.wait_for(atlas.refusal.wait(), timeout=10)
@@ -423,7 +429,7 @@ async def test_an_intent_whose_open_update_was_lost_is_opened_by_its_workflow(
             type=ProviderEventType.DEPOSIT_RECEIVED,
         ),
     )
-    await skipping_env.sleep(OPEN_UPDATE_WAIT + timedelta(seconds=1))
+    await skip_time(skipping_env, OPEN_UPDATE_WAIT + timedelta(seconds=1))
     repaired = await wait_for_intent(
         http,
         token,
@@ -463,7 +469,7 @@ async def test_a_retry_after_a_repaired_intent_finished_does_not_start_it_again(
         opened,
         migrated.task_queue,
     )
-    await skipping_env.sleep(OPEN_UPDATE_WAIT + timedelta(seconds=1))
+    await skip_time(skipping_env, OPEN_UPDATE_WAIT + timedelta(seconds=1))
     envelope = await wait_for_intent(
         http, token, intent_id, lambda body: body["transaction"] is not None
     )

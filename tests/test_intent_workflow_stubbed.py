@@ -50,7 +50,7 @@ from ramp.intents.models import (
     TransactionRequest,
 )
 from ramp.intents.states import IntentStatus, ProviderEventType, TransactionStatus
-from tests.helpers.servers import service_client, time_skipping_server
+from tests.helpers.servers import service_client, skip_time, time_skipping_server
 from worker import workflow_runner
 from workflows.intents import IntentWorkflow
 
@@ -223,7 +223,7 @@ async def test_an_order_is_voided_once_the_provider_is_back_and_the_intent_expir
     opened, handle = await _open_auto_executed_intent(client)
     assert opened.transaction is not None
 
-    await skipping_env.sleep(LIFETIME + timedelta(minutes=1))
+    await skip_time(skipping_env, LIFETIME + timedelta(minutes=1))
     assert await _outcome(handle) is IntentStatus.EXPIRED
 
     # The void was retried through the outage, and the intent expired only once the
@@ -258,7 +258,7 @@ async def test_a_deposit_that_lands_during_a_provider_outage_at_expiry_completes
         transaction_id=transaction.id,
         type=ProviderEventType.DEPOSIT_RECEIVED,
     )
-    await skipping_env.sleep(LIFETIME + timedelta(minutes=1))
+    await skip_time(skipping_env, LIFETIME + timedelta(minutes=1))
     moving = await outside.until(lambda state: state.revision > opened.revision)
     # Back, the provider refused to void a funded order: the intent did not expire.
     assert outside.journal == [

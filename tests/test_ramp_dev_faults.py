@@ -6,6 +6,11 @@ server or API; on PostgreSQL, the webhook dispatcher too) is SIGKILLed; every cr
 retried with its key, on a 503 or a dropped connection, until it answers 201. The
 supervisor restarts the child. Then every intent returned settles, and every status
 change reaches a webhook receiver.
+
+The three kills share one `ramp dev` (starting one costs more than a burst), one after
+the other: each burst has a customer, idempotency keys and a webhook endpoint of its
+own, and ends once the supervisor has restarted its victim and every intent has settled
+through the restarted child, so the next kill starts from a whole stack.
 """
 
 from __future__ import annotations
@@ -51,9 +56,9 @@ def running(dev: SandboxProcess) -> Iterator[SandboxProcess]:
         assert code == 0
 
 
-@pytest.fixture
-def sandbox(tmp_path: Path) -> Iterator[SandboxProcess]:
-    with running(SandboxProcess(tmp_path / "data")) as dev:
+@pytest.fixture(scope="module")
+def sandbox(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SandboxProcess]:
+    with running(SandboxProcess(tmp_path_factory.mktemp("ramp-dev") / "data")) as dev:
         yield dev
 
 
@@ -106,11 +111,11 @@ def moved_past(step: str) -> Callable[[dict[str, Any]], bool]:
 
 
 async def onboarded_customer(
-    http: httpx.AsyncClient, auth: tuple[str, str]
+    http: httpx.AsyncClient, auth: tuple[str, str], name: str
 ) -> tuple[str, dict[str, str]]:
     """A customer whose first intent went through onboarding and has a transaction: the
     burst's intents get their transaction at once. Returns its token and account ids."""
-    created = await http.post("/v1/customers", json={"id": "burst"}, auth=auth)
+    created = await http.post("/v1/customers", json={"id": name}, auth=auth)
     assert created.status_code == 201, created.text
     token = created.json()["access_token"]
     bearer = {"Authorization": f"Bearer {token}"}
@@ -131,7 +136,7 @@ async def onboarded_customer(
         "amount": "100.00",
     }
     first = await http.post(
-        "/v1/intent", json=accounts, headers={**bearer, "Idempotency-Key": "first"}
+        "/v1/intent", json=accounts, headers={**bearer, "Idempotency-Key": f"{name}-first"}
     )
     assert first.status_code == 201, first.text
     intent_id = first.json()["intent"]["id"]
@@ -217,7 +222,7 @@ async def burst_with_a_kill(sandbox: SandboxProcess, victim: str) -> None:
             auth=auth,
         )
         assert endpoint.status_code == 201, endpoint.text
-        token, accounts = await onboarded_customer(http, auth)
+        token, accounts = await onboarded_customer(http, auth, f"burst-{victim}")
         bearer = {"Authorization": f"Bearer {token}"}
 
         answered: dict[str, dict[str, Any]] = {}
@@ -237,7 +242,7 @@ async def burst_with_a_kill(sandbox: SandboxProcess, victim: str) -> None:
             if len(answered) >= KILL_AFTER:
                 enough.set()
 
-        burst = asyncio.gather(*(create(f"burst-{n}") for n in range(BURST)))
+        burst = asyncio.gather(*(create(f"burst-{victim}-{n}") for n in range(BURST)))
         await enough.wait()
         os.kill(child_pid(sandbox, victim), signal.SIGKILL)
         await burst
@@ -255,3 +260,6 @@ async def burst_with_a_kill(sandbox: SandboxProcess, victim: str) -> None:
             (intent_id, status) for intent_id in ids for status in ("PROCESSING", "COMPLETED")
         }
         await receiver.wait_for(lambda got: expected <= status_changes(got), within=WITHIN)
+        # The next burst's events are not for this receiver, about to close.
+        removed = await http.delete(f"/v1/webhooks/endpoints/{endpoint.json()['id']}", auth=auth)
+        assert removed.status_code == 204, removed.text

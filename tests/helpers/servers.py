@@ -9,6 +9,7 @@ import socket
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,7 @@ import httpx
 import uvicorn
 from asgi_lifespan import LifespanManager
 from starlette.types import ASGIApp
+from temporalio.api.testservice.v1 import SleepRequest
 from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
@@ -154,3 +156,19 @@ async def time_skipping_server() -> AsyncIterator[WorkflowEnvironment]:
         # Unknown search attributes would fail every workflow task, forever.
         await ensure_search_attributes(env.client, "default")
         yield env
+
+
+# What a call to the time-skipping server is given beyond its sleep.
+CALL_DEADLINE = timedelta(seconds=30)
+
+
+async def skip_time(env: WorkflowEnvironment, duration: timedelta) -> None:
+    """`env.sleep(duration)` with a deadline the sleep can meet on a busy machine: the
+    server skips time only while no activity runs, so the sleep may take up to
+    `duration` of real time, and the SDK's default deadline for a call that names none
+    (30 s) cut sleeps of a minute short under load ("Timeout expired")."""
+    request = SleepRequest()
+    request.duration.FromTimedelta(duration)
+    await env.client.test_service.unlock_time_skipping_with_sleep(
+        request, timeout=duration + CALL_DEADLINE
+    )
