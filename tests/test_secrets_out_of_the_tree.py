@@ -57,7 +57,7 @@ def test_the_image_still_takes_the_code() -> None:
 
 def test_the_production_recipe_writes_outside_the_work_tree() -> None:
     readme = (ROOT / "README.md").read_text()
-    recipe = readme.split("### Production on one machine", 1)[1].split("\n## ", 1)[0]
+    recipe = readme.split("## Production on one machine", 1)[1].split("\n## ", 1)[0]
     blocks = "\n".join(re.findall(r"```sh\n(.*?)```", recipe, re.DOTALL))
     # Commands only: `#>` lines show what they print.
     commands = "\n".join(line for line in blocks.splitlines() if not line.startswith("#"))
