@@ -35,7 +35,6 @@ from activities.onboarding import OnboardingActivities
 from activities.providers import ProviderActivities
 from activities.webhooks import WebhookActivities, WebhookOutbox
 from ramp import temporal
-from ramp.adapters import ProviderAdapters, catalog_adapters
 from ramp.adapters.registry import Connectors
 from ramp.config import (
     DEFAULT_KYC_RETENTION_DAYS,
@@ -45,6 +44,7 @@ from ramp.config import (
 )
 from ramp.db.engine import create_engine, session_factory, sqlite_writer
 from ramp.housekeeping import PURGE_INTERVAL_MINUTES, SCHEDULE_ID, NoncePurge
+from ramp.intents.models import PollSchedule
 from ramp.intents.workflow_client import IntentWorkflowClient
 from ramp.onboarding.verification import Verifiers, catalog_verifiers
 from ramp.provider_webhooks.relay import run_relay
@@ -116,7 +116,8 @@ def build_worker(
     db: async_sessionmaker[AsyncSession],
     secret_box: SecretBox,
     *,
-    adapters: ProviderAdapters | None = None,
+    connectors: Connectors | None = None,
+    provider_poll: PollSchedule | None = None,
     delivery: DeliveryPolicy | None = None,
     verifiers: Verifiers | None = None,
     outbox: WebhookOutbox | None = None,
@@ -141,7 +142,7 @@ def build_worker(
             db, secret_box, policy, writer=writer, sending=sender_process
         )
     outbox = outbox or WebhookOutbox(policy, dispatcher)
-    intents = IntentActivities(db, adapters or catalog_adapters(), outbox, writer)
+    intents = IntentActivities(db, connectors or Connectors(), outbox, writer, provider_poll)
     webhooks = (
         WebhookActivities(db, dispatcher.wake, webhook_retention)
         if dispatcher is not None
@@ -232,6 +233,9 @@ async def run(settings: Settings) -> None:
         delivery=policy,
         dispatch=settings.webhook_dispatch,
         kyc_retention=timedelta(days=settings.kyc_retention_days),
+        provider_poll=PollSchedule(
+            settings.provider_poll_first_seconds, settings.provider_poll_max_seconds
+        ),
         webhook_retention=timedelta(days=settings.webhook_retention_days),
         task_queue=settings.task_queue,
     )

@@ -6,12 +6,8 @@ Each call opens the provider account into a `ProviderContext` here, so decrypted
 credentials exist only in this process, never in a workflow's history. The connector
 raises provider-neutral errors; this is the one place they become Temporal's:
 
-- `ProviderUnavailable` -> retried (honouring the provider's Retry-After);
-- `ProviderRefused` -> not retried: the workflow fails the intent with the reason;
-- `CredentialsRejected` -> the account becomes UNHEALTHY (out of routing, the owner sees
-  why) and the call is retried slowly, so in-flight intents resume once the owner sets
-  working credentials;
-- `NotSupported` -> not retried.
+`CredentialsRejected` marks the account UNHEALTHY (out of routing, the owner sees why)
+before activities/provider_errors.py maps it like every other provider error.
 """
 
 from __future__ import annotations
@@ -20,37 +16,34 @@ import logging
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from datetime import timedelta
 from typing import Any
 
 from sqlalchemy.ext.asyncio import async_sessionmaker
-from sqlmodel import col, select
+from sqlmodel import select
 from sqlmodel.ext.asyncio.session import AsyncSession
 from temporalio import activity
-from temporalio.exceptions import ApplicationError, ApplicationErrorCategory
+from temporalio.exceptions import ApplicationError
 
-from activities.intents import account_details
-from ramp.adapters.base import ProviderTransaction, TransactionOrder
+from activities.provider_errors import temporal_error
 from ramp.adapters.contract import (
     Connector,
     CredentialsRejected,
     CustomerProfile,
-    NotSupported,
     ProviderAccountRef,
     ProviderContext,
     ProviderCustomerRef,
+    ProviderError,
     ProviderRefused,
-    ProviderUnavailable,
+    TransactionOrder,
 )
 from ramp.adapters.registry import Connectors
 from ramp.catalog import MovementType
-from ramp.db.tables import Customer, ExternalAccount, ProviderCustomer
+from ramp.db.tables import Customer, ProviderCustomer
 from ramp.db.upsert import insert_missing
+from ramp.external_accounts.lookup import account_details, accounts_by_id
+from ramp.intents.models import ProviderTransaction
 from ramp.intents.provider_calls import (
-    PROVIDER_CREDENTIALS_REJECTED,
     PROVIDER_NOT_SUPPORTED,
-    PROVIDER_REFUSED,
-    PROVIDER_UNAVAILABLE,
     ComplianceQuery,
     ComplianceStanding,
     Handoff,
@@ -65,9 +58,6 @@ from ramp.security.encryption import SecretBox
 
 log = logging.getLogger(__name__)
 
-# After a credentials refusal: long enough not to hammer the provider, short enough
-# that an intent resumes soon after the owner sets working credentials.
-CREDENTIALS_RETRY_DELAY = timedelta(minutes=1)
 # A payout account registered at the provider, remembered in the customer's handles.
 _ACCOUNT_HANDLE = "externalAccount:{}"
 
@@ -108,18 +98,9 @@ class ProviderActivities:
     async def provider_create_transfer(self, order: TransferOrder) -> ProviderTransaction:
         request = order.request
         async with self._db() as session:
-            accounts = {
-                account.id: account
-                for account in (
-                    await session.exec(
-                        select(ExternalAccount).where(
-                            col(ExternalAccount.id).in_(
-                                [request.src_account_id, request.dest_account_id]
-                            )
-                        )
-                    )
-                ).all()
-            }
+            accounts = await accounts_by_id(
+                session, [request.src_account_id, request.dest_account_id]
+            )
         source = account_details(accounts[request.src_account_id])
         destination = account_details(accounts[request.dest_account_id])
         async with self._calling(order.provider_account_id) as (connector, ctx):
@@ -182,38 +163,15 @@ class ProviderActivities:
             )
         try:
             yield connector, ctx
-        except ProviderUnavailable as error:
-            # The provider's Retry-After is a floor, never a faster pace than our backoff.
-            delay = max(_backoff(activity.info().attempt), error.retry_after or 0.0)
-            raise ApplicationError(
-                str(error), type=PROVIDER_UNAVAILABLE, next_retry_delay=timedelta(seconds=delay)
-            ) from None
         except CredentialsRejected as error:
             log.warning("provider account %s: credentials rejected", provider_account_id)
             async with self._db() as session:
                 await mark_unhealthy(
                     session, provider_account_id=provider_account_id, reason=str(error)
                 )
-            raise ApplicationError(
-                str(error),
-                type=PROVIDER_CREDENTIALS_REJECTED,
-                next_retry_delay=CREDENTIALS_RETRY_DELAY,
-            ) from None
-        except ProviderRefused as error:
-            raise ApplicationError(
-                error.reason,
-                {"fields": error.fields},
-                type=PROVIDER_REFUSED,
-                non_retryable=True,
-                category=ApplicationErrorCategory.BENIGN,
-            ) from None
-        except NotSupported as error:
-            raise ApplicationError(
-                str(error),
-                type=PROVIDER_NOT_SUPPORTED,
-                non_retryable=True,
-                category=ApplicationErrorCategory.BENIGN,
-            ) from None
+            raise temporal_error(error, activity.info().attempt) from None
+        except ProviderError as error:
+            raise temporal_error(error, activity.info().attempt) from None
 
     async def _customer(
         self, connector: Connector, ctx: ProviderContext, customer_id: str
@@ -272,11 +230,6 @@ class ProviderActivities:
                 session.add(row)
                 await session.commit()
         return registered
-
-
-def _backoff(attempt: int) -> float:
-    """The workflow's retry policy, as seconds after `attempt`: 1, 2, 4... up to 5 min."""
-    return float(min(2 ** max(attempt - 1, 0), 300))
 
 
 async def _known_customer(

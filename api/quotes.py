@@ -17,8 +17,8 @@ from api.schemas.quotes import (
     UnavailableQuoteResource,
 )
 from api.services import services
-from ramp.adapters import catalog_quoters
 from ramp.catalog import Rail
+from ramp.quotes.accounts import sandbox_quoters
 from ramp.quotes.models import Quoter
 from ramp.quotes.service import QuoteQuery, RampQuote, UnavailableQuote, project_quotes
 from ramp.security.encryption import SecretBox
@@ -30,7 +30,7 @@ _RAILS = {rail.value for rail in Rail}
 
 @cache
 def _quoters() -> dict[str, Quoter]:
-    return catalog_quoters()
+    return sandbox_quoters()
 
 
 async def get_quotes(request: Request) -> Response:

@@ -33,7 +33,6 @@ from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Worker
 
 from ramp import temporal
-from ramp.adapters import ProviderTransaction, TransactionCancellation
 from ramp.catalog.models import MovementType
 from ramp.errors import ProviderFailed, ProviderRefusal
 from ramp.intents.changes import IntentChange
@@ -45,7 +44,9 @@ from ramp.intents.models import (
     IntentState,
     ProviderEvent,
     ProviderSelection,
+    ProviderTransaction,
     RequirementChecks,
+    TransactionCancellation,
     TransactionContext,
     TransactionRequest,
 )

@@ -22,7 +22,6 @@ from temporalio.common import SearchAttributeUpdate
 from temporalio.exceptions import ActivityError, ApplicationError
 
 from ramp import temporal
-from ramp.adapters.base import TransactionCancellation
 from ramp.errors import Conflict, IntentError, ProviderFailed, Refused, Unavailable
 from ramp.intents import activities, cancellation, lifecycle
 from ramp.intents.activity_options import LOOKUP as _LOOKUP
@@ -40,6 +39,7 @@ from ramp.intents.models import (
     StepSubmission,
     StepUpdate,
     SubmissionCheck,
+    TransactionCancellation,
     TransactionRequest,
 )
 from ramp.onboarding.activities import verify_submission

@@ -15,7 +15,8 @@ intent walks the provider's flow after `open`:
 3. the status poll until the intent ends; provider webhooks (`report_provider_event`)
    usually get there first.
 
-Polls back off from POLL_FIRST to POLL_MAX, so a lost webhook delays an intent but never
+Polls back off from the intent's first delay to its maximum (settings RAMP_PROVIDER_POLL_FIRST
+and _MAX, 3 minutes and 1 hour by default), so a lost webhook delays an intent but never
 strands it. A retryable provider error is retried until the intent's expiry; a refusal
 fails the intent with the provider's reason; expiry voids the order with a bounded
 number of attempts and never holds the lock across the call.
@@ -50,8 +51,9 @@ from ramp.intents.states import PlanStatus, ProviderEventType, TransactionStatus
 # Patch id of this path (connector intents exist only after it).
 PROVIDER_CONNECTORS = "provider-connectors"
 
-POLL_FIRST = timedelta(minutes=3)
-POLL_MAX = timedelta(hours=1)
+# The poll's schedule is the intent's (`ProviderSelection.poll_first_seconds` and
+# `poll_max_seconds`: the worker's RAMP_PROVIDER_POLL_FIRST / _MAX when it opened,
+# 3 minutes and 1 hour by default and in every earlier history).
 # How long `execute` waits for the order before answering without it.
 EXECUTE_WAIT = timedelta(seconds=20)
 # The void at expiry: bounded, so an outage cannot hold the intent open for ever.
@@ -126,7 +128,7 @@ class ConnectorSteps:
         await self._follow_transfer(state)
 
     async def _comply(self, state: IntentState) -> None:
-        delay = POLL_FIRST
+        delay = _poll_first(state)
         while not lifecycle.is_terminal(state) and state.plan.status is PlanStatus.PENDING:
             outcome = await self._call(
                 provider_activities.provider_compliance,
@@ -156,9 +158,9 @@ class ConnectorSteps:
                 return
             try:
                 await workflow.wait_condition(_moved(state), timeout=delay)
-                delay = POLL_FIRST  # something moved: the next poll comes soon again
+                delay = _poll_first(state)  # something moved: the next poll comes soon again
             except TimeoutError:
-                delay = min(delay * 2, POLL_MAX)
+                delay = _poll_next(state, delay)
 
     async def _place_order(self, state: IntentState) -> None:
         outcome = await self._call(
@@ -199,14 +201,14 @@ class ConnectorSteps:
         )
 
     async def _follow_transfer(self, state: IntentState) -> None:
-        delay = POLL_FIRST
+        delay = _poll_first(state)
         while not lifecycle.is_terminal(state) and state.transaction is not None:
             try:
                 await workflow.wait_condition(_moved(state), timeout=delay)
-                delay = POLL_FIRST
+                delay = _poll_first(state)
                 continue
             except TimeoutError:
-                delay = min(delay * 2, POLL_MAX)
+                delay = _poll_next(state, delay)
             await self._poll_transfer(state)
 
     async def _poll_transfer(self, state: IntentState) -> None:
@@ -344,14 +346,14 @@ class ConnectorSteps:
         if not self._void_unconfirmed or state.transaction is None:
             return
         deadline = workflow.now() + LATE_DEPOSIT_WATCH
-        delay = POLL_FIRST
+        delay = _poll_first(state)
         while workflow.now() < deadline and state.unmatched_deposit is None:
             try:
                 await workflow.wait_condition(
                     lambda: state.unmatched_deposit is not None, timeout=delay
                 )
             except TimeoutError:
-                delay = min(delay * 2, POLL_MAX)
+                delay = _poll_next(state, delay)
                 await self._poll_transfer(state)
 
     # --- calls --------------------------------------------------------------------------
@@ -408,6 +410,15 @@ def provider_event_id(provider_reference: str, event_type: ProviderEventType) ->
     return f"{provider_reference}:{event_type.value}"
 
 
+def _poll_first(state: IntentState) -> timedelta:
+    return timedelta(seconds=state.provider.poll_first_seconds)
+
+
+def _poll_next(state: IntentState, delay: timedelta) -> timedelta:
+    """The delay after `delay` ran out with nothing moving: doubled, up to the maximum."""
+    return min(delay * 2, timedelta(seconds=state.provider.poll_max_seconds))
+
+
 def _moved(state: IntentState) -> Callable[[], bool]:
     """A condition: the state changed since now, or the intent ended."""
     revision = state.revision
@@ -424,10 +435,14 @@ def _ready(state: IntentState) -> bool:
 def _unmatched(state: IntentState, event: ProviderEvent) -> str | None:
     if lifecycle.is_terminal(state):
         return f"a deposit arrived for a {state.status.value.lower()} intent: refund it"
-    if event.received_amount is not None and event.received_amount != state.amount:
+    if event.received_amount is None:
+        return None
+    # Compared as money: an amount in another currency never matches the order.
+    received = (event.received_amount, event.received_currency or state.currency_code)
+    if received != (state.amount, state.currency_code):
         return (
-            f"received {event.received_amount} {state.currency_code}, the order is for "
-            f"{state.amount}: refund or settle it by hand"
+            f"received {received[0]} {received[1]}, the order is for "
+            f"{state.amount} {state.currency_code}: refund or settle it by hand"
         )
     return None
 
