@@ -149,6 +149,7 @@ def build_worker(
         else WebhookActivities(db, retention=webhook_retention)
     )
     onboarding = OnboardingActivities(db, secret_box, verifiers or catalog_verifiers())
+    providers = ProviderActivities(db, secret_box, connectors)
     return ServiceWorker(
         client,
         dispatcher,
@@ -162,6 +163,12 @@ def build_worker(
             intents.create_transaction,
             intents.cancel_transaction,
             intents.record_intent,
+            # In-process connectors are called as local activities: here, by the
+            # same names as the providers' worker registers.
+            providers.provider_compliance,
+            providers.provider_create_transfer,
+            providers.provider_get_transfer,
+            providers.provider_cancel_transfer,
             onboarding.verify_submission,
             webhooks.attempt_delivery,
             webhooks.purge_webhook_log,

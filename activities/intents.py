@@ -143,6 +143,7 @@ class IntentActivities:
             destination_currency=destination.currency_code,
             # Production providers are real: their calls go through a connector.
             connector=chosen.environment == "production",
+            call_mode=self._connectors.for_provider(chosen.code).call_mode.value,
             poll_first_seconds=self._poll.first,
             poll_max_seconds=self._poll.maximum,
             requirements=[

@@ -3,7 +3,8 @@ provider-neutral errors (ramp/adapters/contract.py) become Temporal's.
 
 - `ProviderUnavailable` -> retried (honouring the provider's Retry-After as a floor);
 - `ProviderRefused` -> not retried: the workflow fails the step or the intent with the
-  reason (and the fields it names);
+  reason (and the fields it names); one that is not `final` (PROVIDER_DECLINED) leaves
+  the intent as it was, for the client to ask again;
 - `CredentialsRejected` -> retried slowly (the caller first marks the account
   UNHEALTHY: activities/providers.py), so in-flight intents resume once the owner sets
   working credentials;
@@ -25,6 +26,7 @@ from ramp.adapters.contract import (
 )
 from ramp.intents.provider_calls import (
     PROVIDER_CREDENTIALS_REJECTED,
+    PROVIDER_DECLINED,
     PROVIDER_NOT_SUPPORTED,
     PROVIDER_REFUSED,
     PROVIDER_UNAVAILABLE,
@@ -57,7 +59,7 @@ def temporal_error(error: ProviderError, attempt: int) -> ApplicationError:
         return ApplicationError(
             error.reason,
             {"fields": error.fields},
-            type=PROVIDER_REFUSED,
+            type=PROVIDER_REFUSED if error.final else PROVIDER_DECLINED,
             non_retryable=True,
             category=ApplicationErrorCategory.BENIGN,
         )

@@ -50,8 +50,9 @@ class FailingProvider(SandboxConnector):
     ) -> ProviderTransfer:
         if self.failures > 0:
             self.failures -= 1
-            # The connector contract: a refusal is ProviderRefused, not retried.
-            raise ProviderRefused("maintenance window")
+            # The connector contract: a declined attempt (not final) is not retried,
+            # and the intent stays for the client to ask again.
+            raise ProviderRefused("maintenance window", final=False)
         return await super().create_transfer(ctx, customer, order, destination_account)
 
 

@@ -3,10 +3,7 @@
 Every provider, the sandbox's mocks included, sits behind `Connector`
 (ramp/adapters/contract.py); `Connectors` (ramp/adapters/registry.py) finds one by
 provider code. A new provider is a package here, its catalog entries and its docs:
-the workflow and the activities do not change.
+the workflow and the activities do not change. Nothing is imported here, so the
+workflows can read the contract's declarations without loading a connector's HTTP
+client.
 """
-
-from .contract import AccountDetails, Connector, TransactionOrder
-from .registry import Connectors
-
-__all__ = ["AccountDetails", "Connector", "Connectors", "TransactionOrder"]

@@ -340,16 +340,23 @@ class ProviderUnavailable(ProviderError):
 
 
 class ProviderRefused(ProviderError):
-    """The provider refused the request itself: never retried.
+    """The provider refused the request itself: never retried by us.
 
     `reason` is in our words (safe to show the project); `fields` maps our JSON
     pointers (into the account metadata or order) to the provider's complaint.
+    `final` (the default): the request can never succeed, so the intent fails with
+    the reason. Not final: the provider declined this attempt only (the sandbox's
+    test refusal, a maintenance window): the intent stays without a transaction and
+    the client may ask again (`POST /intent/{id}/transaction` answers 502).
     """
 
-    def __init__(self, reason: str, fields: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self, reason: str, fields: Mapping[str, str] | None = None, *, final: bool = True
+    ) -> None:
         super().__init__(reason)
         self.reason = reason
         self.fields = dict(fields or {})
+        self.final = final
 
 
 class CredentialsRejected(ProviderError):

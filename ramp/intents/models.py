@@ -92,6 +92,9 @@ class ProviderSelection(_Model):
     # intent opened; the defaults are the constants of every earlier history.
     poll_first_seconds: float = 180.0
     poll_max_seconds: float = 3600.0
+    # How the workflow calls the connector (its `call_mode`, ramp.adapters.contract:
+    # LOCAL or REMOTE). Empty in histories from before issue 25.
+    call_mode: str = ""
 
 
 class RequirementChecks(_Model):

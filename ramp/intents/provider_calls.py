@@ -24,6 +24,9 @@ class ComplianceQuery(_Model):
     intent_id: str
     customer_id: str
     requirements: list[str]
+    # Which connector: an in-process one is called without opening the account.
+    # None in histories from before issue 25 (a network connector's).
+    provider_code: str | None = None
 
 
 class Handoff(_Model):
@@ -52,6 +55,7 @@ class TransferOrder(_Model):
 class TransferQuery(_Model):
     provider_account_id: str
     provider_reference: str
+    provider_code: str | None = None  # as in ComplianceQuery
 
 
 class TransferProgress(_Model):
@@ -65,6 +69,7 @@ class TransferProgress(_Model):
 class TransferVoid(_Model):
     provider_account_id: str
     provider_reference: str
+    provider_code: str | None = None  # as in ComplianceQuery
 
 
 class VoidResult(_Model):
@@ -79,3 +84,11 @@ PROVIDER_UNAVAILABLE = "PROVIDER_UNAVAILABLE"  # retried by Temporal
 PROVIDER_REFUSED = "PROVIDER_REFUSED"  # never retried: the intent fails with the reason
 PROVIDER_CREDENTIALS_REJECTED = "PROVIDER_CREDENTIALS_REJECTED"  # retried, slowly
 PROVIDER_NOT_SUPPORTED = "PROVIDER_NOT_SUPPORTED"
+# Never retried, and the intent stays as it was: the client may ask again.
+PROVIDER_DECLINED = "PROVIDER_DECLINED"
+
+
+def provider_event_id(provider_reference: str, event_type: ProviderEventType) -> str:
+    """One id per (transfer, event type): the poll and the webhook report the same step
+    under the same id, so it applies once."""
+    return f"{provider_reference}:{event_type.value}"

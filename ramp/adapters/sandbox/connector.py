@@ -146,9 +146,11 @@ class SandboxConnector:
         destination_account: ProviderAccountRef | None = None,
     ) -> ProviderTransfer:
         if order.amount_in(self.amount_unit).endswith(REFUSED_AMOUNT_SUFFIX):
+            # Declined, not final: the intent stays, POST .../transaction answers 502.
             raise ProviderRefused(
                 f"{self.provider.name} refused the order "
-                f"(sandbox test amount ending in {REFUSED_AMOUNT_SUFFIX})"
+                f"(sandbox test amount ending in {REFUSED_AMOUNT_SUFFIX})",
+                final=False,
             )
         source = currency_by_code(order.source.currency_code)
         assert source is not None, order.source.currency_code
