@@ -33,7 +33,7 @@ from activities.housekeeping import HousekeepingActivities
 from activities.intents import IntentActivities
 from activities.onboarding import OnboardingActivities
 from activities.providers import ProviderActivities
-from activities.webhooks import WebhookActivities, WebhookOutbox
+from activities.webhooks import WebhookActivities
 from ramp import temporal
 from ramp.adapters.registry import Connectors
 from ramp.config import (
@@ -53,6 +53,7 @@ from ramp.settings_loader import load_settings
 from ramp.webhooks import wakeup
 from ramp.webhooks.dispatcher import DeliveryDispatcher, delivery_policy
 from ramp.webhooks.models import DeliveryPolicy
+from ramp.webhooks.outbox import WebhookOutbox
 from ramp.webhooks.sender_process import sender_process
 from workflows.housekeeping import PurgeExpiredNonces
 from workflows.intents import IntentWorkflow

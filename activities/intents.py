@@ -18,7 +18,6 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 from temporalio import activity
 
 from activities.provider_errors import temporal_error
-from activities.webhooks import WebhookOutbox
 from ramp.adapters.contract import (
     NotSupported,
     ProviderContext,
@@ -72,6 +71,7 @@ from ramp.quotes.accounts import ConnectorQuoter
 from ramp.quotes.partner_fee import partner_fee_bps
 from ramp.quotes.receipt import order_receipt
 from ramp.temporal import application_error
+from ramp.webhooks.outbox import WebhookOutbox
 
 
 class IntentActivities:

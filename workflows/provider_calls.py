@@ -18,7 +18,6 @@ provider's reason), `Declined` (this attempt only: the intent stays as it was), 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -43,22 +42,29 @@ LOCAL_BUDGET = timedelta(seconds=60)
 REMOTE_START_TO_CLOSE = timedelta(seconds=30)
 
 
-@dataclass(frozen=True)
-class Refused:
-    reason: str
+class Failure:
+    """Why a provider call gave no result. Plain classes (no dataclass): the sandbox
+    imports this module for every workflow run, and a dataclass costs a `exec` each."""
+
+    __slots__ = ("reason",)
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.reason!r})"
 
 
-@dataclass(frozen=True)
-class Declined:
-    reason: str
+class Refused(Failure):
+    """The provider refused: the step or intent fails with the reason."""
 
 
-@dataclass(frozen=True)
-class GaveUp:
-    reason: str
+class Declined(Failure):
+    """The provider declined this attempt only: the intent stays as it was."""
 
 
-Failure = Refused | Declined | GaveUp
+class GaveUp(Failure):
+    """Still failing when the budget ran out."""
 
 
 def call_mode(selection: ProviderSelection) -> CallMode:
