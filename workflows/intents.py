@@ -46,6 +46,7 @@ __all__ = [
     "OPEN_UPDATE_WAIT",
     "OPEN_WITHOUT_UPDATE",
     "PROVIDER_CONNECTORS",
+    "IntentRun",
     "IntentWorkflow",
 ]
 
@@ -72,13 +73,12 @@ ONE_PROVIDER_PATH = "one-provider-path"
 REFUSED = "REFUSED"
 
 
-@workflow.defn
-class IntentWorkflow(ProviderFlow, SandboxPath):
-    @workflow.init
-    def __init__(self, request: IntentRequest) -> None:
-        super().__init__(request)
+class IntentRun(ProviderFlow, SandboxPath):
+    """IntentWorkflow's state and the bodies of its handlers. A plain object the
+    workflow class delegates to, so that `workflow.defn`, which inspects every member
+    of the workflow class in every workflow run (the sandbox imports this module anew
+    each time), sees the handlers only (docs/decisions.md, issue 25)."""
 
-    @workflow.run
     async def run(self, request: IntentRequest) -> IntentOutcome:
         if workflow.patched(OPEN_WITHOUT_UPDATE):
             try:
@@ -103,7 +103,6 @@ class IntentWorkflow(ProviderFlow, SandboxPath):
         await workflow.wait_condition(workflow.all_handlers_finished)
         return IntentOutcome(intent_id=request.intent_id, status=state.status if state else None)
 
-    @workflow.update
     async def open(self, request_id: str | None = None) -> IntentState:
         """Selects the provider, builds the plan and, when it is complete, the transaction.
 
@@ -189,7 +188,6 @@ class IntentWorkflow(ProviderFlow, SandboxPath):
         )
         workflow.upsert_memo({"refused": f"{refusal.type}: {refusal.message}"})
 
-    @workflow.update
     async def execute(self) -> IntentState:
         """Creates the transaction of an intent whose compliance plan is complete; returns
         the state as the projection now holds it."""
@@ -219,14 +217,12 @@ class IntentWorkflow(ProviderFlow, SandboxPath):
             )
         return state
 
-    @execute.validator
-    def _check_execute(self) -> None:
+    def check_execute(self) -> None:
         # Refused here, a duplicate request leaves no trace in the history.
         refusal = lifecycle.execution_refusal(self._opened())
         if refusal is not None:
             raise temporal.application_error(Refused(*refusal))
 
-    @workflow.signal
     async def update_step(self, update: StepUpdate) -> None:
         """An onboarding outcome (submitted, verified, rejected) for the current step."""
         await self._until_decided()
@@ -247,7 +243,6 @@ class IntentWorkflow(ProviderFlow, SandboxPath):
             await self._record(state)
             self._publish(state)
 
-    @workflow.update
     async def submit_step(self, submission: StepSubmission) -> IntentState:
         """The customer submitted the current step through the hosted onboarding.
 
@@ -286,12 +281,10 @@ class IntentWorkflow(ProviderFlow, SandboxPath):
             self._publish(state)
             return state
 
-    @submit_step.validator
-    def _check_submit_step(self, submission: StepSubmission) -> None:
+    def check_submit_step(self, submission: StepSubmission) -> None:
         # Refused here (not current, plan closed), a submission leaves no history.
         _refuse_submission(self._opened(), submission)
 
-    @workflow.signal
     async def report_provider_event(self, event: ProviderEvent) -> None:
         """Progress of the transaction as the provider reports it."""
         await self._until_decided()
@@ -306,7 +299,6 @@ class IntentWorkflow(ProviderFlow, SandboxPath):
             await self._record(state)
             self._publish(state)
 
-    @workflow.update
     async def cancel(self) -> IntentState:
         """The customer cancels before the deposit is received: the provider voids the
         order, the intent and its transaction end CANCELLED (ramp/intents/cancellation.py)."""
@@ -317,11 +309,66 @@ class IntentWorkflow(ProviderFlow, SandboxPath):
             self._check_cancel()  # again: an expiry or a provider event may have run since
             return await self._cancel_sandbox(state)
 
-    @cancel.validator
     def _check_cancel(self) -> None:
         refused = cancellation.refusal(self._opened())
         if refused is not None:
             raise temporal.application_error(refused)
+
+
+@workflow.defn
+class IntentWorkflow:
+    """One per payment intent: the handlers, each delegating to the intent's `IntentRun`."""
+
+    @workflow.init
+    def __init__(self, request: IntentRequest) -> None:
+        self._intent = IntentRun(request)
+
+    @workflow.run
+    async def run(self, request: IntentRequest) -> IntentOutcome:
+        return await self._intent.run(request)
+
+    @workflow.update
+    async def open(self, request_id: str | None = None) -> IntentState:
+        """Selects the provider, builds the plan and, when it is complete, the transaction;
+        returns the state as the projection now holds it (the API renders the 201)."""
+        return await self._intent.open(request_id)
+
+    @workflow.update
+    async def execute(self) -> IntentState:
+        """Creates the transaction of an intent whose compliance plan is complete."""
+        return await self._intent.execute()
+
+    @execute.validator
+    def _check_execute(self) -> None:
+        self._intent.check_execute()
+
+    @workflow.signal
+    async def update_step(self, update: StepUpdate) -> None:
+        """An onboarding outcome (submitted, verified, rejected) for the current step."""
+        await self._intent.update_step(update)
+
+    @workflow.update
+    async def submit_step(self, submission: StepSubmission) -> IntentState:
+        """The customer submitted the current step through the hosted onboarding."""
+        return await self._intent.submit_step(submission)
+
+    @submit_step.validator
+    def _check_submit_step(self, submission: StepSubmission) -> None:
+        self._intent.check_submit_step(submission)
+
+    @workflow.signal
+    async def report_provider_event(self, event: ProviderEvent) -> None:
+        """Progress of the transaction as the provider reports it."""
+        await self._intent.report_provider_event(event)
+
+    @workflow.update
+    async def cancel(self) -> IntentState:
+        """The customer cancels before the deposit is received."""
+        return await self._intent.cancel()
+
+    @cancel.validator
+    def _check_cancel(self) -> None:
+        self._intent._check_cancel()
 
 
 def _connector(state: IntentState) -> bool:
