@@ -33,9 +33,8 @@ from activities.housekeeping import HousekeepingActivities
 from activities.intents import IntentActivities
 from activities.onboarding import OnboardingActivities
 from activities.providers import ProviderActivities
-from activities.webhooks import WebhookActivities, WebhookOutbox
+from activities.webhooks import WebhookActivities
 from ramp import temporal
-from ramp.adapters import ProviderAdapters, catalog_adapters
 from ramp.adapters.registry import Connectors
 from ramp.config import (
     DEFAULT_AUDIT_RETENTION_DAYS,
@@ -46,6 +45,7 @@ from ramp.config import (
 )
 from ramp.db.engine import create_engine, session_factory, sqlite_writer
 from ramp.housekeeping import PURGE_INTERVAL_MINUTES, SCHEDULE_ID, NoncePurge
+from ramp.intents.models import PollSchedule
 from ramp.intents.workflow_client import IntentWorkflowClient
 from ramp.onboarding.verification import Verifiers, catalog_verifiers
 from ramp.provider_webhooks.relay import run_relay
@@ -54,6 +54,7 @@ from ramp.settings_loader import load_settings
 from ramp.webhooks import wakeup
 from ramp.webhooks.dispatcher import DeliveryDispatcher, delivery_policy
 from ramp.webhooks.models import DeliveryPolicy
+from ramp.webhooks.outbox import WebhookOutbox
 from ramp.webhooks.sender_process import sender_process
 from workflows.housekeeping import PurgeExpiredNonces
 from workflows.intents import IntentWorkflow
@@ -117,7 +118,8 @@ def build_worker(
     db: async_sessionmaker[AsyncSession],
     secret_box: SecretBox,
     *,
-    adapters: ProviderAdapters | None = None,
+    connectors: Connectors | None = None,
+    provider_poll: PollSchedule | None = None,
     delivery: DeliveryPolicy | None = None,
     verifiers: Verifiers | None = None,
     outbox: WebhookOutbox | None = None,
@@ -144,13 +146,14 @@ def build_worker(
             db, secret_box, policy, writer=writer, sending=sender_process
         )
     outbox = outbox or WebhookOutbox(policy, dispatcher)
-    intents = IntentActivities(db, adapters or catalog_adapters(), outbox, writer)
+    intents = IntentActivities(db, connectors or Connectors(), outbox, writer, provider_poll)
     webhooks = (
         WebhookActivities(db, dispatcher.wake, webhook_retention)
         if dispatcher is not None
         else WebhookActivities(db, retention=webhook_retention)
     )
     onboarding = OnboardingActivities(db, secret_box, verifiers or catalog_verifiers())
+    providers = ProviderActivities(db, secret_box, connectors)
     return ServiceWorker(
         client,
         dispatcher,
@@ -164,6 +167,12 @@ def build_worker(
             intents.create_transaction,
             intents.cancel_transaction,
             intents.record_intent,
+            # In-process connectors are called as local activities: here, by the
+            # same names as the providers' worker registers.
+            providers.provider_compliance,
+            providers.provider_create_transfer,
+            providers.provider_get_transfer,
+            providers.provider_cancel_transfer,
             onboarding.verify_submission,
             webhooks.attempt_delivery,
             webhooks.purge_webhook_log,
@@ -235,6 +244,9 @@ async def run(settings: Settings) -> None:
         delivery=policy,
         dispatch=settings.webhook_dispatch,
         kyc_retention=timedelta(days=settings.kyc_retention_days),
+        provider_poll=PollSchedule(
+            settings.provider_poll_first_seconds, settings.provider_poll_max_seconds
+        ),
         webhook_retention=timedelta(days=settings.webhook_retention_days),
         audit_retention=timedelta(days=settings.audit_retention_days),
         task_queue=settings.task_queue,

@@ -13,21 +13,21 @@ from contextlib import AbstractAsyncContextManager
 from typing import Any
 
 from sqlalchemy.ext.asyncio import async_sessionmaker
-from sqlmodel import col, select
+from sqlmodel import select
 from sqlmodel.ext.asyncio.session import AsyncSession
 from temporalio import activity
 
-from activities.webhooks import WebhookOutbox
-from ramp.adapters import (
-    AccountDetails,
-    ProviderAdapters,
-    ProviderTransaction,
-    TransactionCancellation,
+from activities.provider_errors import temporal_error
+from ramp.adapters.contract import (
+    NotSupported,
+    ProviderContext,
+    ProviderCustomerRef,
+    ProviderError,
     TransactionOrder,
 )
+from ramp.adapters.registry import Connectors
 from ramp.catalog import (
     AccountFacts,
-    AccountType,
     Provider,
     compliance_edge_id,
     currency_by_code,
@@ -44,7 +44,8 @@ from ramp.db.tables import (
 )
 from ramp.db.types import utcnow
 from ramp.db.upsert import upsert
-from ramp.errors import DomainError, IntentError, InvalidInput
+from ramp.errors import IntentError, InvalidInput, ProviderFailed, ProviderRefusal
+from ramp.external_accounts.lookup import account_details, account_facts, accounts_by_id
 from ramp.intents.amounts import AmountProblem, check_amount
 from ramp.intents.changes import IntentChange
 from ramp.intents.compliance import (
@@ -56,28 +57,35 @@ from ramp.intents.models import (
     CheckResult,
     CheckResults,
     IntentRequest,
+    PollSchedule,
     ProviderSelection,
+    ProviderTransaction,
     RequirementChecks,
     RequirementSpec,
+    TransactionCancellation,
     TransactionRequest,
 )
 from ramp.intents.projection import project
 from ramp.projects import routing_accounts
+from ramp.quotes.accounts import ConnectorQuoter
 from ramp.quotes.partner_fee import partner_fee_bps
 from ramp.quotes.receipt import order_receipt
 from ramp.temporal import application_error
+from ramp.webhooks.outbox import WebhookOutbox
 
 
 class IntentActivities:
     def __init__(
         self,
         db: async_sessionmaker[AsyncSession],
-        adapters: ProviderAdapters,
+        connectors: Connectors,
         outbox: WebhookOutbox,
         writer: AbstractAsyncContextManager[Any] | None = None,
+        poll: PollSchedule | None = None,
     ) -> None:
         self._db = db
-        self._adapters = adapters
+        self._poll = poll or PollSchedule()
+        self._connectors = connectors
         self._outbox = outbox
         # SQLite has one writer at a time: queueing projection writes here (with the
         # webhook dispatcher's, when `writer` is shared) is cheaper than letting the
@@ -93,8 +101,8 @@ class IntentActivities:
             source, destination = await _accounts(session, request)
             routing = await routing_accounts(session, request.project_id)
         providers = [provider for provider, _ in routing]
-        src = _facts(source)
-        dest = _facts(destination)
+        src = account_facts(source)
+        dest = account_facts(destination)
         eligible, rejected = eligible_providers(providers, src, dest)
         if not eligible:
             raise application_error(
@@ -135,6 +143,9 @@ class IntentActivities:
             destination_currency=destination.currency_code,
             # Production providers are real: their calls go through a connector.
             connector=chosen.environment == "production",
+            call_mode=self._connectors.for_provider(chosen.code).call_mode.value,
+            poll_first_seconds=self._poll.first,
+            poll_max_seconds=self._poll.maximum,
             requirements=[
                 RequirementSpec(
                     code=r.code,
@@ -181,20 +192,12 @@ class IntentActivities:
 
     @activity.defn
     async def create_transaction(self, request: TransactionRequest) -> ProviderTransaction:
-        """Places the order with the provider; returns its reference and deposit instructions."""
+        """Places the order with an in-process provider (the sandbox's mocks, `LOCAL`
+        connectors); returns its reference, deposit instructions and receipt."""
         async with self._db() as session:
-            accounts = {
-                account.id: account
-                for account in (
-                    await session.exec(
-                        select(ExternalAccount).where(
-                            col(ExternalAccount.id).in_(
-                                [request.src_account_id, request.dest_account_id]
-                            )
-                        )
-                    )
-                ).all()
-            }
+            accounts = await accounts_by_id(
+                session, [request.src_account_id, request.dest_account_id]
+            )
             # Intents keep their accounts: external accounts are never deleted.
             source = accounts[request.src_account_id]
             # For the receipt: read with the accounts, one session per order.
@@ -207,23 +210,36 @@ class IntentActivities:
             source=account_details(source),
             destination=account_details(destination),
         )
-        adapter = self._adapters.for_provider(request.provider_code)
+        connector = self._connectors.for_provider(request.provider_code)
+        ctx = ProviderContext.without_credentials(request.provider_code)
+        # An in-process provider knows our customers by our ids (docs/providers.md).
+        customer = ProviderCustomerRef(provider_customer_id=request.customer_id)
         try:
-            created = await adapter.create_transaction(order)
-        except DomainError as refused:
-            raise application_error(refused) from None
+            created = await connector.create_transfer(ctx, customer, order)
+        except ProviderError as error:
+            raise temporal_error(error, activity.info().attempt) from None
         # The price as quoted now, recorded on the transaction (ramp/quotes/receipt.py).
-        receipt = await order_receipt(adapter, order, partner_bps)
-        return created.model_copy(update={"receipt": receipt})
+        receipt = await order_receipt(ConnectorQuoter(connector, ctx), order, partner_bps)
+        return ProviderTransaction(
+            provider_reference=created.provider_reference,
+            context=created.context,
+            receipt=receipt,
+        )
 
     @activity.defn
     async def cancel_transaction(self, cancellation: TransactionCancellation) -> None:
-        """Voids the provider's order of an expired intent (its deposit never came)."""
-        adapter = self._adapters.for_provider(cancellation.provider_code)
+        """Voids the order of an intent whose deposit never came (expiry, the customer's
+        cancel); `ORDER_NOT_CANCELLABLE` when the provider holds the deposit."""
+        connector = self._connectors.for_provider(cancellation.provider_code)
+        ctx = ProviderContext.without_credentials(cancellation.provider_code)
         try:
-            await adapter.cancel_transaction(cancellation)
-        except DomainError as refused:
-            raise application_error(refused) from None
+            await connector.cancel_transfer(ctx, cancellation.provider_reference)
+        except NotSupported as error:
+            raise application_error(
+                ProviderFailed(ProviderRefusal.ORDER_NOT_CANCELLABLE, str(error))
+            ) from None
+        except ProviderError as error:
+            raise temporal_error(error, activity.info().attempt) from None
 
     @activity.defn
     async def record_intent(self, change: IntentChange) -> None:
@@ -266,17 +282,9 @@ class IntentActivities:
 async def _accounts(
     session: AsyncSession, request: IntentRequest
 ) -> tuple[ExternalAccount, ExternalAccount]:
-    found = {
-        account.id: account
-        for account in (
-            await session.exec(
-                select(ExternalAccount).where(
-                    col(ExternalAccount.id).in_([request.src_account_id, request.dest_account_id]),
-                    ExternalAccount.customer_id == request.customer_id,
-                )
-            )
-        ).all()
-    }
+    found = await accounts_by_id(
+        session, [request.src_account_id, request.dest_account_id], owners=request.customer_id
+    )
     missing = [
         {"pointer": pointer, "reason": "no external account of this customer has this id"}
         for pointer, account_id in (
@@ -294,22 +302,6 @@ async def _accounts(
             )
         )
     return found[request.src_account_id], found[request.dest_account_id]
-
-
-def _facts(account: ExternalAccount) -> AccountFacts:
-    return AccountFacts.from_metadata(
-        account.currency_code, AccountType(account.type), account.account_metadata
-    )
-
-
-def account_details(account: ExternalAccount) -> AccountDetails:
-    facts = _facts(account)
-    return AccountDetails(
-        currency_code=account.currency_code,
-        rail=facts.rail,
-        country_code=facts.country_code,
-        metadata=account.account_metadata,
-    )
 
 
 def _preferred(

@@ -1,17 +1,15 @@
-"""Activities that call real providers through their connectors: regular activities on
-the providers' task queue (they talk to the outside world; a deployment can rate-limit
-them and run them where egress to providers is allowed).
+"""Activities that call providers through their connectors, under the same names for
+every connector: regular activities on the providers' task queue for a network
+provider (`REMOTE`: they talk to the outside world; a deployment can rate-limit them and
+run them where egress to providers is allowed), local activities in the intent worker
+for an in-process one (`LOCAL`: the sandbox's mocks). The workflow picks which from the
+connector's declaration (workflows/provider_calls.py).
 
 Each call opens the provider account into a `ProviderContext` here, so decrypted
 credentials exist only in this process, never in a workflow's history. The connector
-raises provider-neutral errors; this is the one place they become Temporal's:
-
-- `ProviderUnavailable` -> retried (honouring the provider's Retry-After);
-- `ProviderRefused` -> not retried: the workflow fails the intent with the reason;
-- `CredentialsRejected` -> the account becomes UNHEALTHY (out of routing, the owner sees
-  why) and the call is retried slowly, so in-flight intents resume once the owner sets
-  working credentials;
-- `NotSupported` -> not retried.
+raises provider-neutral errors; activities/provider_errors.py turns them into Temporal's.
+`CredentialsRejected` marks the account UNHEALTHY (out of routing, the owner sees why)
+before activities/provider_errors.py maps it like every other provider error.
 """
 
 from __future__ import annotations
@@ -20,33 +18,34 @@ import logging
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from datetime import timedelta
 from typing import Any
 
 from sqlalchemy.ext.asyncio import async_sessionmaker
 from sqlmodel import col, select, update
 from sqlmodel.ext.asyncio.session import AsyncSession
 from temporalio import activity
-from temporalio.exceptions import ApplicationError, ApplicationErrorCategory
+from temporalio.exceptions import ApplicationError
 
-from activities.intents import account_details
-from ramp.adapters.base import ProviderTransaction, TransactionOrder
+from activities.provider_errors import temporal_error
 from ramp.adapters.contract import (
+    CallMode,
     Connector,
     CredentialsRejected,
     CustomerProfile,
-    NotSupported,
     ProviderAccountRef,
     ProviderContext,
     ProviderCustomerRef,
+    ProviderError,
     ProviderRefused,
-    ProviderUnavailable,
+    TransactionOrder,
 )
 from ramp.adapters.registry import Connectors
 from ramp.catalog import MovementType
-from ramp.db.tables import Customer, ExternalAccount, ProviderCustomer
+from ramp.db.tables import Customer, ProviderCustomer
 from ramp.db.upsert import insert_missing, json_with_key
 from ramp.errors import ProviderCallError
+from ramp.external_accounts.lookup import account_details, accounts_by_id
+from ramp.intents.models import ProviderTransaction
 from ramp.intents.provider_calls import (
     ComplianceQuery,
     ComplianceStanding,
@@ -58,13 +57,13 @@ from ramp.intents.provider_calls import (
     VoidResult,
 )
 from ramp.provider_accounts.service import mark_unhealthy, provider_context
+from ramp.quotes.accounts import ConnectorQuoter
+from ramp.quotes.partner_fee import partner_fee_bps
+from ramp.quotes.receipt import order_receipt
 from ramp.security.encryption import SecretBox
 
 log = logging.getLogger(__name__)
 
-# After a credentials refusal: long enough not to hammer the provider, short enough
-# that an intent resumes soon after the owner sets working credentials.
-CREDENTIALS_RETRY_DELAY = timedelta(minutes=1)
 # A payout account registered at the provider, remembered in the customer's handles.
 _ACCOUNT_HANDLE = "externalAccount:{}"
 
@@ -82,7 +81,10 @@ class ProviderActivities:
 
     @activity.defn(name="provider_compliance")
     async def provider_compliance(self, query: ComplianceQuery) -> ComplianceStanding:
-        async with self._calling(query.provider_account_id) as (connector, ctx):
+        async with self._calling(query.provider_account_id, query.provider_code) as (
+            connector,
+            ctx,
+        ):
             customer = await self._customer(connector, ctx, query.customer_id)
             handoffs = []
             for requirement in query.requirements:
@@ -105,21 +107,26 @@ class ProviderActivities:
     async def provider_create_transfer(self, order: TransferOrder) -> ProviderTransaction:
         request = order.request
         async with self._db() as session:
-            accounts = {
-                account.id: account
-                for account in (
-                    await session.exec(
-                        select(ExternalAccount).where(
-                            col(ExternalAccount.id).in_(
-                                [request.src_account_id, request.dest_account_id]
-                            )
-                        )
-                    )
-                ).all()
-            }
+            accounts = await accounts_by_id(
+                session, [request.src_account_id, request.dest_account_id]
+            )
+            # For the receipt: read with the accounts, one session per order.
+            partner_bps = await partner_fee_bps(
+                session, accounts[request.src_account_id].project_id
+            )
         source = account_details(accounts[request.src_account_id])
         destination = account_details(accounts[request.dest_account_id])
-        async with self._calling(order.provider_account_id) as (connector, ctx):
+        placed = TransactionOrder(
+            transaction_id=request.transaction_id,
+            movement_type=request.movement_type,
+            amount=request.amount,
+            source=source,
+            destination=destination,
+        )
+        async with self._calling(order.provider_account_id, request.provider_code) as (
+            connector,
+            ctx,
+        ):
             customer = await self._customer(connector, ctx, request.customer_id)
             payout: ProviderAccountRef | None = None
             if request.movement_type is MovementType.OFFRAMP:
@@ -127,25 +134,22 @@ class ProviderActivities:
                     connector, ctx, customer, request.customer_id, request.dest_account_id,
                     destination,
                 )  # fmt: skip
-            transfer = await connector.create_transfer(
-                ctx,
-                customer,
-                TransactionOrder(
-                    transaction_id=request.transaction_id,
-                    movement_type=request.movement_type,
-                    amount=request.amount,
-                    source=source,
-                    destination=destination,
-                ),
-                payout,
-            )
+            transfer = await connector.create_transfer(ctx, customer, placed, payout)
+        # The price as the provider quotes it now, recorded on the transaction
+        # (ramp/quotes/receipt.py; None where the provider has no quote).
+        receipt = await order_receipt(ConnectorQuoter(connector, ctx), placed, partner_bps)
         return ProviderTransaction(
-            provider_reference=transfer.provider_reference, context=transfer.context
+            provider_reference=transfer.provider_reference,
+            context=transfer.context,
+            receipt=receipt,
         )
 
     @activity.defn(name="provider_get_transfer")
     async def provider_get_transfer(self, query: TransferQuery) -> TransferProgress:
-        async with self._calling(query.provider_account_id) as (connector, ctx):
+        async with self._calling(query.provider_account_id, query.provider_code) as (
+            connector,
+            ctx,
+        ):
             status = await connector.get_transfer(ctx, query.provider_reference)
         return TransferProgress(
             provider_state=status.provider_state, events=list(status.events), reason=status.reason
@@ -154,7 +158,10 @@ class ProviderActivities:
     @activity.defn(name="provider_cancel_transfer")
     async def provider_cancel_transfer(self, void: TransferVoid) -> VoidResult:
         try:
-            async with self._calling(void.provider_account_id) as (connector, ctx):
+            async with self._calling(void.provider_account_id, void.provider_code) as (
+                connector,
+                ctx,
+            ):
                 await connector.cancel_transfer(ctx, void.provider_reference)
         except ApplicationError as error:
             if error.type == ProviderCallError.PROVIDER_NOT_SUPPORTED:
@@ -166,59 +173,43 @@ class ProviderActivities:
 
     @asynccontextmanager
     async def _calling(
-        self, provider_account_id: str
+        self, provider_account_id: str, provider_code: str | None = None
     ) -> AsyncIterator[tuple[Connector, ProviderContext]]:
         """The account's connector and context for one call, and the one translation of
-        provider-neutral errors into Temporal's."""
-        async with self._db() as session:
-            _, connector, ctx = await provider_context(
-                session,
-                provider_account_id=provider_account_id,
-                secret_box=self._secret_box,
-                connectors=self._connectors,
-            )
+        provider-neutral errors into Temporal's. An in-process connector (`LOCAL`) has no
+        credentials to open: its context is made without reading the account."""
+        local = self._connectors.get(provider_code) if provider_code else None
+        if local is not None and local.call_mode is CallMode.LOCAL:
+            connector: Connector = local
+            ctx = ProviderContext.without_credentials(provider_account_id)
+        else:
+            async with self._db() as session:
+                _, connector, ctx = await provider_context(
+                    session,
+                    provider_account_id=provider_account_id,
+                    secret_box=self._secret_box,
+                    connectors=self._connectors,
+                )
         try:
             yield connector, ctx
-        except ProviderUnavailable as error:
-            # The provider's Retry-After is a floor, never a faster pace than our backoff.
-            delay = max(_backoff(activity.info().attempt), error.retry_after or 0.0)
-            raise ApplicationError(
-                str(error),
-                type=ProviderCallError.PROVIDER_UNAVAILABLE,
-                next_retry_delay=timedelta(seconds=delay),
-            ) from None
         except CredentialsRejected as error:
             log.warning("provider account %s: credentials rejected", provider_account_id)
             async with self._db() as session:
                 await mark_unhealthy(
                     session, provider_account_id=provider_account_id, reason=str(error)
                 )
-            raise ApplicationError(
-                str(error),
-                type=ProviderCallError.PROVIDER_CREDENTIALS_REJECTED,
-                next_retry_delay=CREDENTIALS_RETRY_DELAY,
-            ) from None
-        except ProviderRefused as error:
-            raise ApplicationError(
-                error.reason,
-                {"fields": error.fields},
-                type=ProviderCallError.PROVIDER_REFUSED,
-                non_retryable=True,
-                category=ApplicationErrorCategory.BENIGN,
-            ) from None
-        except NotSupported as error:
-            raise ApplicationError(
-                str(error),
-                type=ProviderCallError.PROVIDER_NOT_SUPPORTED,
-                non_retryable=True,
-                category=ApplicationErrorCategory.BENIGN,
-            ) from None
+            raise temporal_error(error, activity.info().attempt) from None
+        except ProviderError as error:
+            raise temporal_error(error, activity.info().attempt) from None
 
     async def _customer(
         self, connector: Connector, ctx: ProviderContext, customer_id: str
     ) -> ProviderCustomerRef:
         """The provider's customer for ours: remembered per provider account, created
-        (idempotently, by the connector) the first time."""
+        (idempotently, by the connector) the first time. An in-process provider knows
+        our customers by our ids (docs/providers.md): nothing to remember."""
+        if connector.call_mode is CallMode.LOCAL:
+            return ProviderCustomerRef(provider_customer_id=customer_id)
         async with self._db() as session:
             known = await _known_customer(session, ctx.provider_account_id, customer_id)
             customer = await session.get(Customer, customer_id)
@@ -284,11 +275,6 @@ class ProviderActivities:
             )
             await session.commit()
         return registered
-
-
-def _backoff(attempt: int) -> float:
-    """The workflow's retry policy, as seconds after `attempt`: 1, 2, 4... up to 5 min."""
-    return float(min(2 ** max(attempt - 1, 0), 300))
 
 
 async def _known_customer(

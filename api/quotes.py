@@ -18,9 +18,9 @@ from api.schemas.quotes import (
     UnavailableQuoteResource,
 )
 from api.services import services
-from ramp.adapters import catalog_quoters
 from ramp.adapters.registry import Connectors
 from ramp.catalog import Rail
+from ramp.quotes.accounts import sandbox_quoters
 from ramp.quotes.models import Quoter
 from ramp.quotes.service import QuoteQuery, RampQuote, UnavailableQuote, project_quotes
 from ramp.security.encryption import SecretBox
@@ -33,7 +33,7 @@ _COUNTRY_CODE = re.compile(r"[A-Z]{2}")
 
 @cache
 def _quoters() -> dict[str, Quoter]:
-    return catalog_quoters()
+    return sandbox_quoters()
 
 
 async def get_quotes(request: Request) -> Response:

@@ -84,6 +84,14 @@ class Settings(BaseSettings):
     max_body_bytes: int = Field(default=64 * 1024, alias="RAMP_MAX_BODY_BYTES")
     # An intent whose money has not started moving by then expires.
     intent_lifetime_seconds: int = Field(default=24 * 3600, ge=60, alias="RAMP_INTENT_LIFETIME")
+    # The provider poll (the fallback for a lost provider webhook, docs/providers.md):
+    # first this long after the intent last changed, then doubling up to the maximum.
+    # Read by the worker when it opens an intent: an intent keeps the schedule it
+    # opened with.
+    provider_poll_first_seconds: float = Field(
+        default=180.0, gt=0, alias="RAMP_PROVIDER_POLL_FIRST"
+    )
+    provider_poll_max_seconds: float = Field(default=3600.0, gt=0, alias="RAMP_PROVIDER_POLL_MAX")
     # Lifetime of the token in `frontendUrl`; every read of the intent issues a fresh one.
     onboarding_token_ttl_seconds: int = Field(default=3600, alias="RAMP_ONBOARDING_TOKEN_TTL")
     # Webhook deliveries: seconds between attempts (comma-separated; the first attempt

@@ -172,6 +172,8 @@ class ProviderCallError(StrEnum):
     # The provider does not accept the account's key: retried, slowly.
     PROVIDER_CREDENTIALS_REJECTED = "PROVIDER_CREDENTIALS_REJECTED"
     PROVIDER_NOT_SUPPORTED = "PROVIDER_NOT_SUPPORTED"
+    # Never retried, and the intent stays as it was: the client may ask again.
+    PROVIDER_DECLINED = "PROVIDER_DECLINED"
 
 
 class ProviderWebhookError(StrEnum):

@@ -17,7 +17,6 @@ from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 from temporalio.client import Client
 
-from activities.intents import account_details
 from activities.providers import ProviderActivities
 from ramp.adapters.bridge.connector import BridgeConnector
 from ramp.adapters.contract import (
@@ -36,6 +35,7 @@ from ramp.db.tables import (
     ProviderWebhookEvent,
 )
 from ramp.db.types import utcnow
+from ramp.external_accounts.lookup import account_details
 from ramp.intents.workflow_client import IntentWorkflowClient
 from ramp.provider_accounts.service import provider_context
 from ramp.provider_webhooks.service import RETRY_FIRST, relay

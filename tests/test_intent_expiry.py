@@ -19,19 +19,21 @@ import pytest
 from sqlalchemy.ext.asyncio import async_sessionmaker
 from sqlmodel.ext.asyncio.session import AsyncSession
 from temporalio.client import Client, WorkflowExecutionStatus, WorkflowHandle
-from temporalio.exceptions import ApplicationError
 from temporalio.service import RPCError
 from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Worker
 
 from api.app import create_app
-from ramp.adapters import (
-    ProviderAdapters,
-    ProviderTransaction,
-    SandboxProviderAdapter,
-    TransactionCancellation,
+from ramp.adapters.contract import (
+    NotSupported,
+    ProviderAccountRef,
+    ProviderContext,
+    ProviderCustomerRef,
+    ProviderTransfer,
     TransactionOrder,
 )
+from ramp.adapters.registry import Connectors
+from ramp.adapters.sandbox import SandboxConnector
 from ramp.catalog import Provider, provider_by_code
 from ramp.config import Settings
 from ramp.intents.lifecycle import derived_id, workflow_id
@@ -65,7 +67,7 @@ LIFETIME = timedelta(hours=24)
 FUNDED_AT_PROVIDER = "123.45"
 
 
-class RecordingProvider(SandboxProviderAdapter):
+class RecordingProvider(SandboxConnector):
     """The sandbox provider, plus a log of the orders the service voided (an outside
     party's API: the one thing tests may stand in for)."""
 
@@ -76,20 +78,25 @@ class RecordingProvider(SandboxProviderAdapter):
         self.refused: list[str] = []
         self.refusal = asyncio.Event()
 
-    async def create_transaction(self, order: TransactionOrder) -> ProviderTransaction:
-        created = await super().create_transaction(order)
+    async def create_transfer(
+        self,
+        ctx: ProviderContext,
+        customer: ProviderCustomerRef,
+        order: TransactionOrder,
+        destination_account: ProviderAccountRef | None = None,
+    ) -> ProviderTransfer:
+        created = await super().create_transfer(ctx, customer, order, destination_account)
         if format_amount(order.amount) == FUNDED_AT_PROVIDER:
             self.funded.add(created.provider_reference)
         return created
 
-    async def cancel_transaction(self, cancellation: TransactionCancellation) -> None:
-        if cancellation.provider_reference in self.funded:
-            self.refused.append(cancellation.provider_reference)
+    async def cancel_transfer(self, ctx: ProviderContext, ref: str) -> None:
+        if ref in self.funded:
+            self.refused.append(ref)
             self.refusal.set()
-            raise ApplicationError(
-                "the deposit has arrived", type="ORDER_NOT_CANCELLABLE", non_retryable=True
-            )
-        self.voided.append(cancellation.provider_reference)
+            # The connector contract: the provider holds the deposit, no void.
+            raise NotSupported("the deposit has arrived")
+        self.voided.append(ref)
 
 
 @pytest.fixture(scope="module")
@@ -119,9 +126,9 @@ async def skipping_worker(
     atlas: RecordingProvider,
     migrated: Settings,
 ) -> AsyncIterator[Worker]:
-    adapters = ProviderAdapters({atlas.provider.code: atlas})
+    connectors = Connectors({atlas.provider.code: atlas})
     async with build_worker(
-        skipping_client, sessions, secret_box, adapters=adapters, task_queue=migrated.task_queue
+        skipping_client, sessions, secret_box, connectors=connectors, task_queue=migrated.task_queue
     ) as running:
         yield running
 

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from ramp.adapters import ProviderTransaction
 from ramp.errors import IntentError, ProviderRefusal
 from ramp.intents import cancellation, lifecycle
 from ramp.intents.amounts import AmountProblem, parse_amount
@@ -25,6 +24,7 @@ from ramp.intents.models import (
     IntentState,
     ProviderEvent,
     ProviderSelection,
+    ProviderTransaction,
     RequirementSpec,
     StepUpdate,
     TransactionContext,

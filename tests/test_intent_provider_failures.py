@@ -17,15 +17,18 @@ from sqlalchemy.ext.asyncio import async_sessionmaker
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from api.app import create_app
-from ramp.adapters import (
-    ProviderAdapters,
-    ProviderTransaction,
-    SandboxProviderAdapter,
+from ramp.adapters.contract import (
+    ProviderAccountRef,
+    ProviderContext,
+    ProviderCustomerRef,
+    ProviderRefused,
+    ProviderTransfer,
     TransactionOrder,
 )
+from ramp.adapters.registry import Connectors
+from ramp.adapters.sandbox import SandboxConnector
 from ramp.catalog import provider_by_code
 from ramp.config import Settings
-from ramp.errors import ProviderFailed, ProviderRefusal
 from ramp.security.encryption import SecretBox
 from tests.helpers.payments import complete_onboarding, create_intent, register_accounts
 from tests.helpers.projects import ProjectCredentials, bearer, make_customer
@@ -33,17 +36,24 @@ from tests.helpers.servers import derive_settings, dev_server, serve, service_cl
 from worker import build_worker
 
 
-class FailingProvider(SandboxProviderAdapter):
+class FailingProvider(SandboxConnector):
     """Refuses the next `failures` orders, then behaves."""
 
     failures = 0
 
-    async def create_transaction(self, order: TransactionOrder) -> ProviderTransaction:
+    async def create_transfer(
+        self,
+        ctx: ProviderContext,
+        customer: ProviderCustomerRef,
+        order: TransactionOrder,
+        destination_account: ProviderAccountRef | None = None,
+    ) -> ProviderTransfer:
         if self.failures > 0:
             self.failures -= 1
-            # The adapter contract: a refusal is our own error, not retried.
-            raise ProviderFailed(ProviderRefusal.PROVIDER_REFUSED, "maintenance window")
-        return await super().create_transaction(order)
+            # The connector contract: a declined attempt (not final) is not retried,
+            # and the intent stays for the client to ask again.
+            raise ProviderRefused("maintenance window", final=False)
+        return await super().create_transfer(ctx, customer, order, destination_account)
 
 
 @pytest.fixture(scope="module")
@@ -62,13 +72,13 @@ async def http(
 ) -> AsyncIterator[httpx.AsyncClient]:
     async with dev_server() as env:
         address = env.client.service_client.config.target_host
-        adapters = ProviderAdapters({atlas.provider.code: atlas})
+        connectors = Connectors({atlas.provider.code: atlas})
         async with (
             build_worker(
                 service_client(env),
                 sessions,
                 secret_box,
-                adapters=adapters,
+                connectors=connectors,
                 task_queue=migrated.task_queue,
             ),
             serve(create_app(derive_settings(migrated, TEMPORAL_ADDRESS=address))) as client,

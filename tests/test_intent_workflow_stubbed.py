@@ -32,10 +32,7 @@ from temporalio.service import RPCError
 from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Worker
 
-from ramp import temporal
-from ramp.adapters import ProviderTransaction, TransactionCancellation
 from ramp.catalog.models import MovementType
-from ramp.errors import ProviderFailed, ProviderRefusal
 from ramp.intents.changes import IntentChange
 from ramp.intents.lifecycle import workflow_id
 from ramp.intents.models import (
@@ -45,9 +42,17 @@ from ramp.intents.models import (
     IntentState,
     ProviderEvent,
     ProviderSelection,
+    ProviderTransaction,
     RequirementChecks,
     TransactionContext,
     TransactionRequest,
+)
+from ramp.intents.provider_calls import (
+    TransferOrder,
+    TransferProgress,
+    TransferQuery,
+    TransferVoid,
+    VoidResult,
 )
 from ramp.intents.states import IntentStatus, ProviderEventType, TransactionStatus
 from tests.helpers.servers import service_client, skip_time, time_skipping_server
@@ -71,10 +76,12 @@ class Outside:
         self.intent_ids: list[str] = []
         self.journal: list[str] = []
         self.recorded: list[IntentState] = []
-        self.voids: list[TransactionCancellation] = []
+        self.voids: list[TransferVoid] = []
         # When set, the deposit reaches the provider during its outage, and the provider
         # reports it to the workflow as its webhook would (report_provider_event).
         self.late_deposit: ProviderEvent | None = None
+        self.orders: list[TransactionRequest] = []
+        self.refused = asyncio.Event()
         self.holds_deposit = False
         self._written = asyncio.Condition()
 
@@ -96,16 +103,22 @@ class Outside:
     async def check_requirements(self, request: RequirementChecks) -> CheckResults:
         return CheckResults(results=[])
 
-    @activity.defn(name="create_transaction")
-    async def create_transaction(self, request: TransactionRequest) -> ProviderTransaction:
+    @activity.defn(name="provider_create_transfer")
+    async def provider_create_transfer(self, order: TransferOrder) -> ProviderTransaction:
+        self.orders.append(order.request)
         return ProviderTransaction(
             provider_reference=PROVIDER_REFERENCE,
             context=TransactionContext(deposit_instructions=[]),
         )
 
-    @activity.defn(name="cancel_transaction")
-    async def cancel_transaction(self, cancellation: TransactionCancellation) -> None:
-        self.voids.append(cancellation)
+    @activity.defn(name="provider_get_transfer")
+    async def provider_get_transfer(self, query: TransferQuery) -> TransferProgress:
+        # The poll: nothing moves unless the test reports it.
+        return TransferProgress(provider_state="pending", events=[])
+
+    @activity.defn(name="provider_cancel_transfer")
+    async def provider_cancel_transfer(self, void: TransferVoid) -> VoidResult:
+        self.voids.append(void)
         if len(self.voids) <= OUTAGE_ATTEMPTS:
             self.journal.append("void: provider down")
             if self.late_deposit is not None and not self.holds_deposit:
@@ -116,11 +129,12 @@ class Outside:
             raise ConnectionError("the provider did not answer")
         if self.holds_deposit:
             self.journal.append("void: refused")
-            # What IntentActivities.cancel_transaction raises for the adapter's refusal.
-            raise temporal.application_error(
-                ProviderFailed(ProviderRefusal.ORDER_NOT_CANCELLABLE, "the deposit has arrived")
-            )
+            self.refused.set()
+            # What ProviderActivities.provider_cancel_transfer answers for the
+            # connector's NotSupported: the provider holds the deposit.
+            return VoidResult(voided=False, reason="the deposit has arrived")
         self.journal.append("void: done")
+        return VoidResult(voided=True)
 
     @activity.defn(name="record_intent")
     async def record_intent(self, change: IntentChange) -> None:
@@ -163,8 +177,9 @@ async def outside(client: Client) -> AsyncIterator[Outside]:
         activities=[
             stubs.select_provider,
             stubs.check_requirements,
-            stubs.create_transaction,
-            stubs.cancel_transaction,
+            stubs.provider_create_transfer,
+            stubs.provider_get_transfer,
+            stubs.provider_cancel_transfer,
             stubs.record_intent,
         ],
         workflow_runner=workflow_runner(),
@@ -235,7 +250,7 @@ async def test_an_order_is_voided_once_the_provider_is_back_and_the_intent_expir
         "record: EXPIRED",
     ]
     assert {void.provider_reference for void in outside.voids} == {PROVIDER_REFERENCE}
-    assert {void.transaction_id for void in outside.voids} == {opened.transaction.id}
+    assert [order.transaction_id for order in outside.orders] == [opened.transaction.id]
     expired = outside.last
     assert expired.status is IntentStatus.EXPIRED
     assert expired.failure_reason == "the intent expired"
@@ -260,15 +275,18 @@ async def test_a_deposit_that_lands_during_a_provider_outage_at_expiry_completes
     )
     await skip_time(skipping_env, LIFETIME + timedelta(minutes=1))
     moving = await outside.until(lambda state: state.revision > opened.revision)
-    # Back, the provider refused to void a funded order: the intent did not expire.
-    assert outside.journal == [
-        "record: PROCESSING",
-        "void: provider down",
-        "deposit reported",
-        *["void: provider down"] * (OUTAGE_ATTEMPTS - 1),
+    async with asyncio.timeout(10):
+        await outside.refused.wait()
+    # Back, the provider refused to void a funded order: the intent did not expire. The
+    # void runs outside the workflow's lock, so the deposit is applied (and recorded)
+    # as soon as it is reported, while the void is still being retried.
+    assert [entry for entry in outside.journal if entry.startswith("void")] == [
+        *["void: provider down"] * OUTAGE_ATTEMPTS,
         "void: refused",
-        "record: PROCESSING",
     ]
+    assert outside.journal.index("deposit reported") == 2
+    assert outside.journal.count("record: PROCESSING") == 2
+    assert "record: EXPIRED" not in outside.journal
     assert moving.status is IntentStatus.PROCESSING
     assert moving.failure_reason is None
     assert moving.transaction is not None

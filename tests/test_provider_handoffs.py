@@ -4,18 +4,30 @@ standing applied to the plan, a refusal, an unmatched deposit and its webhook ev
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from decimal import Decimal
 
+from ramp.adapters.contract import AccountDetails, AmountUnit, CallMode, TransactionOrder
 from ramp.intents import handoffs, lifecycle
 from ramp.intents.events import WebhookEventType, transition_events
 from ramp.intents.models import (
     CheckResult,
     IntentRequest,
     IntentState,
+    ProviderEvent,
     ProviderSelection,
     RequirementSpec,
 )
 from ramp.intents.provider_calls import ComplianceStanding, Handoff
-from ramp.intents.states import IntentStatus, PlanStatus, StepOutcome, StepStatus
+from ramp.intents.states import (
+    IntentStatus,
+    PlanStatus,
+    ProviderEventType,
+    StepOutcome,
+    StepStatus,
+)
+from ramp.money import Money
+from workflows import provider_calls
+from workflows.provider_flow import _unmatched
 
 NOW = datetime(2026, 11, 23, 12, 0, tzinfo=UTC)
 REQUIREMENTS = [
@@ -102,3 +114,53 @@ def test_an_unmatched_deposit_is_reported_once_by_webhook() -> None:
     again = state.model_copy(deep=True)
     assert not handoffs.mark_unmatched(state, "tr:other", "twice", NOW)
     assert transition_events(again, state, NOW) == []
+
+
+def test_a_form_is_ours_to_show_and_decides_nothing() -> None:
+    """The sandbox's connector answers FORM for every step: our hosted onboarding shows
+    it and our verification decides, so the standing changes nothing."""
+    state = bridge_intent()
+    forms = ComplianceStanding(
+        provider_customer_id="c",
+        handoffs=[Handoff(requirement=r.code, mode="FORM") for r in REQUIREMENTS],
+    )
+    assert not handoffs.apply_standing(state, forms, NOW)
+    assert all("handoff" not in s.metadata for s in state.plan.steps)
+
+
+def test_a_deposit_in_another_currency_is_unmatched() -> None:
+    state = bridge_intent()
+    same = ProviderEvent(
+        event_id="e1", transaction_id="t", type=ProviderEventType.DEPOSIT_RECEIVED,
+        received_amount="100.00", received_currency="USD",
+    )  # fmt: skip
+    assert _unmatched(state, same) is None
+    other = same.model_copy(update={"received_currency": "EUR"})
+    reason = _unmatched(state, other)
+    assert reason is not None
+    assert "100.00 EUR" in reason
+    assert "100.00 USD" in reason
+    # Without a currency, the provider means the order's.
+    assert _unmatched(state, same.model_copy(update={"received_currency": None})) is None
+
+
+def test_an_order_is_written_in_the_connectors_amount_unit() -> None:
+    order = TransactionOrder(
+        transaction_id="t", movement_type="ONRAMP", amount="25.5",
+        source=AccountDetails(currency_code="USD", metadata={}),
+        destination=AccountDetails(currency_code="USDC_ETHEREUM", metadata={}),
+    )  # fmt: skip
+    assert order.money == Money(Decimal("25.5"), "USD")
+    assert order.amount_in(AmountUnit.BASE) == "25.5"
+    assert order.amount_in(AmountUnit.MINOR) == "2550"
+
+
+def test_the_call_mode_is_the_connectors_and_old_histories_read_as_before() -> None:
+    selection = bridge_intent().provider
+    assert provider_calls.call_mode(selection) is CallMode.REMOTE  # recorded before issue 25
+    local = selection.model_copy(update={"connector": False})
+    assert provider_calls.call_mode(local) is CallMode.LOCAL
+    declared = local.model_copy(update={"call_mode": "REMOTE"})
+    assert provider_calls.call_mode(declared) is CallMode.REMOTE
+    assert provider_calls.orders_inline(local)
+    assert not provider_calls.orders_inline(declared)

@@ -21,11 +21,11 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 from temporalio.client import Client
 from temporalio.worker import Worker
 
-from activities.webhooks import Outbound, WebhookOutbox
 from ramp.config import Settings
 from ramp.db.tables import WebhookDelivery, WebhookEventRow
 from ramp.security.encryption import SecretBox
 from ramp.webhooks.dispatcher import DeliveryDispatcher
+from ramp.webhooks.outbox import Outbound, WebhookOutbox
 from tests.helpers.payments import create_intent, register_accounts
 from tests.helpers.projects import ProjectCredentials, make_customer
 from tests.helpers.servers import FAST_DELIVERY

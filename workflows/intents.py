@@ -13,25 +13,17 @@ lock serialises handlers, so each sees the state the previous one left.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
-from datetime import datetime, timedelta
+from datetime import timedelta
 
 from temporalio import workflow
-from temporalio.common import SearchAttributeUpdate
 from temporalio.exceptions import ActivityError, ApplicationError
 
 from ramp import temporal
-from ramp.adapters.base import TransactionCancellation
 from ramp.errors import Conflict, IntentError, ProviderFailed, Refused, Unavailable
 from ramp.intents import activities, cancellation, lifecycle
 from ramp.intents.activity_options import LOOKUP as _LOOKUP
-from ramp.intents.activity_options import PROVIDER as _PROVIDER
-from ramp.intents.activity_options import RECORD as _RECORD
 from ramp.intents.activity_options import VERIFY as _VERIFY
-from ramp.intents.changes import IntentChange
-from ramp.intents.connector_flow import PROVIDER_CONNECTORS, ConnectorSteps
-from ramp.intents.events import transition_events
 from ramp.intents.models import (
     IntentOutcome,
     IntentRequest,
@@ -41,14 +33,27 @@ from ramp.intents.models import (
     StepSubmission,
     StepUpdate,
     SubmissionCheck,
-    TransactionRequest,
 )
 from ramp.onboarding.activities import verify_submission
+from workflows import provider_calls as calls
+from workflows.provider_flow import ProviderFlow
+from workflows.sandbox_path import CANCEL_ORDER_ON_EXPIRY, CUSTOMER_CANCEL, SandboxPath, cause_of
+
+__all__ = [
+    "CANCEL_ORDER_ON_EXPIRY",
+    "CLOSE_APART",
+    "CUSTOMER_CANCEL",
+    "ONE_PROVIDER_PATH",
+    "OPEN_UPDATE_WAIT",
+    "OPEN_WITHOUT_UPDATE",
+    "PROVIDER_CONNECTORS",
+    "IntentRun",
+    "IntentWorkflow",
+]
 
 # Patch ids: workflows started before a change replay the old code path (see
-# tests/test_replay.py). Added with the order cancellation at expiry.
-CANCEL_ORDER_ON_EXPIRY = "cancel-order-on-expiry"
-# Added with the bounded wait for the `open` update, events kept until the intent is
+# tests/test_replay.py; each id's lifecycle in docs/decisions.md). Added with the
+# bounded wait for the `open` update, events kept until the intent is
 # opened, and refusals marked for operators.
 OPEN_WITHOUT_UPDATE = "open-without-update"
 
@@ -59,8 +64,12 @@ OPEN_WITHOUT_UPDATE = "open-without-update"
 # when nobody retries: the lookups, the order (keyed by the derived transaction id) and
 # the projection write are all safe to repeat.
 OPEN_UPDATE_WAIT = timedelta(minutes=1)
-# Added with the customer's cancellation (POST /intent/{id}/cancel): the `cancel` update.
-CUSTOMER_CANCEL = "customer-cancel"
+# Added with the first network connector (Bridge): its intents took the provider path.
+PROVIDER_CONNECTORS = "provider-connectors"
+# Added with issue 25: every new intent, the sandbox's included, takes the provider
+# path (workflows/provider_flow.py); sandbox intents from before take
+# workflows/sandbox_path.py.
+ONE_PROVIDER_PATH = "one-provider-path"
 # Marks a refused intent's workflow in the Temporal UI (RampIntentStatus).
 REFUSED = "REFUSED"
 # Added with issue 23: the run ends in a workflow task of its own, after CLOSING_DELAY,
@@ -68,23 +77,18 @@ REFUSED = "REFUSED"
 CLOSE_APART = "close-apart"
 CLOSING_DELAY = timedelta(seconds=1)
 
+# Added with issue 23: the run ends in a workflow task of its own, after CLOSING_DELAY,
+# never in the task that answered an update (see `_close`).
+CLOSE_APART = "close-apart"
+CLOSING_DELAY = timedelta(seconds=1)
 
-@workflow.defn
-class IntentWorkflow(ConnectorSteps):
-    @workflow.init
-    def __init__(self, request: IntentRequest) -> None:
-        self._request = request
-        self._state: IntentState | None = None
-        # What the projection holds: webhook events describe the change from it.
-        self._recorded: IntentState | None = None
-        self._refusal: ApplicationError | None = None
-        self._lock = asyncio.Lock()
-        # Connector intents (workflows/connector.py).
-        self._transfer_refusal: str | None = None
-        self._early_verdicts: dict[str, StepUpdate] = {}
-        self._void_unconfirmed = False
 
-    @workflow.run
+class IntentRun(ProviderFlow, SandboxPath):
+    """IntentWorkflow's state and the bodies of its handlers. A plain object the
+    workflow class delegates to, so that `workflow.defn`, which inspects every member
+    of the workflow class in every workflow run (the sandbox imports this module anew
+    each time), sees the handlers only (docs/decisions.md, issue 25)."""
+
     async def run(self, request: IntentRequest) -> IntentOutcome:
         if workflow.patched(OPEN_WITHOUT_UPDATE):
             try:
@@ -102,18 +106,10 @@ class IntentWorkflow(ConnectorSteps):
         else:
             await workflow.wait_condition(self._decided)
         state = self._state
-        if state is not None and _connector(state):
-            await self._run_connector(state)
+        if state is not None and self._one_path:
+            await self._run_provider(state)
         elif state is not None:
-            remaining = (state.expired_at - workflow.now()).total_seconds()
-            try:
-                await workflow.wait_condition(
-                    lambda: not lifecycle.deposit_pending(state),
-                    timeout=timedelta(seconds=max(remaining, 0.001)),
-                )
-            except TimeoutError:
-                await self._expire(state)
-            await workflow.wait_condition(lambda: lifecycle.is_terminal(state))
+            await self._run_sandbox(state)
         await self._close()
         return IntentOutcome(intent_id=request.intent_id, status=state.status if state else None)
 
@@ -131,29 +127,6 @@ class IntentWorkflow(ConnectorSteps):
             await workflow.sleep(CLOSING_DELAY)
             await workflow.wait_condition(workflow.all_handlers_finished)
 
-    async def _run_connector(self, state: IntentState) -> None:
-        """A real provider's intent: the driver walks the provider's flow while this
-        waits for the expiry, which voids the order outside the lock."""
-        driver = asyncio.create_task(self._drive(state))
-        while not lifecycle.is_terminal(state):
-            remaining = (state.expired_at - workflow.now()).total_seconds()
-            try:
-                await workflow.wait_condition(
-                    lambda: not lifecycle.deposit_pending(state),
-                    timeout=timedelta(seconds=max(remaining, 0.001)),
-                )
-            except TimeoutError:
-                if not await self._connector_expire(state):
-                    # The provider holds the deposit: no expiry any more.
-                    await workflow.wait_condition(lambda: not lifecycle.deposit_pending(state))
-                continue
-            await workflow.wait_condition(lambda: lifecycle.is_terminal(state))
-        # Not cancelled: it may be writing the projection. Every wait of the driver
-        # ends with the intent, and every call within the expiry or a bounded budget.
-        await driver
-        await self._watch_late_deposit(state)
-
-    @workflow.update
     async def open(self, request_id: str | None = None) -> IntentState:
         """Selects the provider, builds the plan and, when it is complete, the transaction.
 
@@ -197,10 +170,16 @@ class IntentWorkflow(ConnectorSteps):
                 raise self._refusal from None
             state = lifecycle.open_intent(request, selection, checks.results, self._now())
             state.opened_by = request_id
-            # A connector's order is placed by the driver, outside this update.
-            if not _connector(state) and lifecycle.should_auto_execute(state):
-                # A provider failure here leaves a valid intent without a transaction:
-                # the client may retry with POST /intent/{id}/transaction.
+            # Bridge's intents took the provider path before it was every intent's.
+            self._one_path = _connector(state) or workflow.patched(ONE_PROVIDER_PATH)
+            # A network connector's order is placed by the driver, outside this update;
+            # an in-process one's here, so the 201 carries the transaction. A provider
+            # failure leaves a valid intent without a transaction: the client may retry
+            # with POST /intent/{id}/transaction.
+            if self._one_path:
+                if calls.orders_inline(state.provider) and lifecycle.should_auto_execute(state):
+                    await self._order_inline(state)
+            elif lifecycle.should_auto_execute(state):
                 await self._create_transaction(state, raise_on_failure=False)
             await self._record(state)
             self._state = state
@@ -233,7 +212,6 @@ class IntentWorkflow(ConnectorSteps):
         )
         workflow.upsert_memo({"refused": f"{refusal.type}: {refusal.message}"})
 
-    @workflow.update
     async def execute(self) -> IntentState:
         """Creates the transaction of an intent whose compliance plan is complete; returns
         the state as the projection now holds it."""
@@ -242,33 +220,42 @@ class IntentWorkflow(ConnectorSteps):
             refusal = lifecycle.execution_refusal(state)
             if refusal is not None:
                 raise temporal.application_error(Refused(*refusal))
-            if not _connector(state):
+            if not self._one_path:
                 await self._create_transaction(state, raise_on_failure=True)
                 await self._record(state)
                 self._publish(state)
                 return state
-        await self._connector_execute(state)
+            if calls.orders_inline(state.provider):
+                revision = state.revision
+                await self._order_inline(state)
+                if state.revision != revision:
+                    await self._record(state)
+                    self._publish(state)
+                if state.transaction is None:
+                    raise temporal.application_error(self._no_order_error(state))
+                return state
+        await self._execute_by_driver(state)
         if state.transaction is None and self._transfer_refusal is not None:
             raise temporal.application_error(
                 ProviderFailed(IntentError.PROVIDER_ERROR, self._transfer_refusal)
             )
         return state
 
-    @execute.validator
-    def _check_execute(self) -> None:
+    def check_execute(self) -> None:
         # Refused here, a duplicate request leaves no trace in the history.
         refusal = lifecycle.execution_refusal(self._opened())
         if refusal is not None:
             raise temporal.application_error(Refused(*refusal))
 
-    @workflow.signal
     async def update_step(self, update: StepUpdate) -> None:
         """An onboarding outcome (submitted, verified, rejected) for the current step."""
         await self._until_decided()
         async with self._lock:
             state = self._state
-            if state is not None and _connector(state):
-                if self._connector_step_update(state, update):
+            if state is not None and self._one_path:
+                if self._step_update(state, update):
+                    if calls.orders_inline(state.provider) and lifecycle.should_auto_execute(state):
+                        await self._order_inline(state)
                     await self._record(state)
                     self._publish(state)
                 return
@@ -280,7 +267,6 @@ class IntentWorkflow(ConnectorSteps):
             await self._record(state)
             self._publish(state)
 
-    @workflow.update
     async def submit_step(self, submission: StepSubmission) -> IntentState:
         """The customer submitted the current step through the hosted onboarding.
 
@@ -310,22 +296,23 @@ class IntentWorkflow(ConnectorSteps):
                     error, "the submission could not be verified; try again"
                 ) from None
             lifecycle.apply_submission(state, submission.step_code, verdict, self._now())
-            if lifecycle.should_auto_execute(state):
-                await self._create_transaction(state, raise_on_failure=False)
+            if not self._one_path:
+                if lifecycle.should_auto_execute(state):
+                    await self._create_transaction(state, raise_on_failure=False)
+            elif calls.orders_inline(state.provider) and lifecycle.should_auto_execute(state):
+                await self._order_inline(state)
             await self._record(state)
             self._publish(state)
             return state
 
-    @submit_step.validator
-    def _check_submit_step(self, submission: StepSubmission) -> None:
+    def check_submit_step(self, submission: StepSubmission) -> None:
         # Refused here (not current, plan closed), a submission leaves no history.
         _refuse_submission(self._opened(), submission)
 
-    @workflow.signal
     async def report_provider_event(self, event: ProviderEvent) -> None:
         """Progress of the transaction as the provider reports it."""
         await self._until_decided()
-        if self._state is not None and _connector(self._state):
+        if self._state is not None and self._one_path:
             await self._apply_event(self._state, event)
             return
         async with self._lock:
@@ -336,133 +323,82 @@ class IntentWorkflow(ConnectorSteps):
             await self._record(state)
             self._publish(state)
 
-    @workflow.update
     async def cancel(self) -> IntentState:
         """The customer cancels before the deposit is received: the provider voids the
         order, the intent and its transaction end CANCELLED (ramp/intents/cancellation.py)."""
-        if self._state is not None and _connector(self._state):
-            return await self._connector_cancel(self._state)
+        if self._state is not None and self._one_path:
+            return await self._cancel_at_provider(self._state)
         async with self._lock:
             state = self._opened()
             self._check_cancel()  # again: an expiry or a provider event may have run since
-            if workflow.patched(CUSTOMER_CANCEL):
-                order = cancellation.order_to_void(state)
-                if order is not None:
-                    try:
-                        await workflow.execute_local_activity(
-                            activities.cancel_transaction, order, **_PROVIDER
-                        )
-                    except (ActivityError, ApplicationError) as error:
-                        cause = _cause(error)
-                        code = cause.type if isinstance(cause, ApplicationError) else None
-                        refused = cancellation.provider_refusal(state, code)
-                        raise temporal.application_error(refused) from None
-                cancellation.cancel(state, self._now())
-                await self._record(state)
-                self._publish(state)
-            return state
+            return await self._cancel_sandbox(state)
 
-    @cancel.validator
     def _check_cancel(self) -> None:
         refused = cancellation.refusal(self._opened())
         if refused is not None:
             raise temporal.application_error(refused)
 
-    async def _expire(self, state: IntentState) -> None:
-        """The lifetime ran out before money moved: void the order, end the intent."""
-        async with self._lock:
-            if not lifecycle.deposit_pending(state):
-                return
-            transaction = state.transaction
-            if transaction is not None and workflow.patched(CANCEL_ORDER_ON_EXPIRY):
-                try:
-                    await workflow.execute_local_activity(
-                        activities.cancel_transaction,
-                        TransactionCancellation(
-                            transaction_id=transaction.id,
-                            provider_code=state.provider.provider_code,
-                            provider_reference=transaction.provider_reference,
-                            reason="the intent expired before the deposit arrived",
-                        ),
-                        **_RECORD,
-                    )
-                except (ActivityError, ApplicationError) as error:
-                    # The provider holds the deposit: its event will move the intent on.
-                    workflow.logger.warning("order not cancelled at expiry: %s", _cause(error))
-                    return
-            lifecycle.expire(state, self._now())
-            await self._record(state)
-            self._publish(state)
 
-    def _opened(self) -> IntentState:
-        if self._state is None:
-            raise temporal.application_error(
-                Refused(IntentError.INTENT_CLOSED, "the intent was not created")
-            )
-        return self._state
+@workflow.defn
+class IntentWorkflow:
+    """One per payment intent: the handlers, each delegating to the intent's `IntentRun`."""
 
-    def _now(self) -> datetime:
-        now = workflow.now()
-        return now.replace(microsecond=now.microsecond // 1000 * 1000)
+    @workflow.init
+    def __init__(self, request: IntentRequest) -> None:
+        self._intent = IntentRun(request)
 
-    async def _create_transaction(self, state: IntentState, *, raise_on_failure: bool) -> None:
-        selection = state.provider
-        try:
-            created = await workflow.execute_local_activity(
-                activities.create_transaction,
-                TransactionRequest(
-                    transaction_id=lifecycle.derived_id(state.id, "transaction"),
-                    intent_id=state.id,
-                    customer_id=state.customer_id,
-                    provider_code=selection.provider_code,
-                    movement_type=selection.movement_type,
-                    src_account_id=state.src_account_id,
-                    dest_account_id=state.dest_account_id,
-                    amount=state.amount,
-                    source_currency=selection.source_currency,
-                    destination_currency=selection.destination_currency,
-                ),
-                **_PROVIDER,
-            )
-        except (ActivityError, ApplicationError) as error:
-            workflow.logger.warning("provider did not create the transaction: %s", _cause(error))
-            if raise_on_failure:
-                raise temporal.application_error(
-                    ProviderFailed(
-                        IntentError.PROVIDER_ERROR,
-                        f"{selection.provider_name} could not create the transaction; try again",
-                    )
-                ) from None
-            return
-        lifecycle.attach_transaction(state, created, self._now())
+    @workflow.run
+    async def run(self, request: IntentRequest) -> IntentOutcome:
+        return await self._intent.run(request)
 
-    async def _record(self, state: IntentState) -> None:
-        """Writes the projection, with the webhook events of what changed since the last
-        write: one per transition, with ids derived from it."""
-        events = transition_events(self._recorded, state, state.updated_at)
-        await workflow.execute_local_activity(
-            activities.record_intent, IntentChange(state=state, events=events), **_RECORD
-        )
-        self._recorded = state.model_copy(deep=True)
+    @workflow.update
+    async def open(self, request_id: str | None = None) -> IntentState:
+        """Selects the provider, builds the plan and, when it is complete, the transaction;
+        returns the state as the projection now holds it (the API renders the 201)."""
+        return await self._intent.open(request_id)
 
-    def _publish(self, state: IntentState) -> None:
-        """Search attributes, so operators can filter intents in the Temporal UI."""
-        step = state.plan.current_step_code
-        updates: list[SearchAttributeUpdate[str]] = [
-            temporal.INTENT_STATUS.value_set(state.status.value),
-            temporal.PROJECT_ID.value_set(state.project_id),
-            temporal.CUSTOMER_ID.value_set(state.customer_id),
-            temporal.PROVIDER_CODE.value_set(state.provider.provider_code),
-            temporal.CURRENT_STEP.value_set(step) if step else temporal.CURRENT_STEP.value_unset(),
-        ]
-        if state.unmatched_deposit is not None:
-            updates.append(temporal.MONEY_ISSUE.value_set("UNMATCHED_DEPOSIT"))
-        workflow.upsert_search_attributes(updates)
+    @workflow.update
+    async def execute(self) -> IntentState:
+        """Creates the transaction of an intent whose compliance plan is complete."""
+        return await self._intent.execute()
+
+    @execute.validator
+    def _check_execute(self) -> None:
+        self._intent.check_execute()
+
+    @workflow.signal
+    async def update_step(self, update: StepUpdate) -> None:
+        """An onboarding outcome (submitted, verified, rejected) for the current step."""
+        await self._intent.update_step(update)
+
+    @workflow.update
+    async def submit_step(self, submission: StepSubmission) -> IntentState:
+        """The customer submitted the current step through the hosted onboarding."""
+        return await self._intent.submit_step(submission)
+
+    @submit_step.validator
+    def _check_submit_step(self, submission: StepSubmission) -> None:
+        self._intent.check_submit_step(submission)
+
+    @workflow.signal
+    async def report_provider_event(self, event: ProviderEvent) -> None:
+        """Progress of the transaction as the provider reports it."""
+        await self._intent.report_provider_event(event)
+
+    @workflow.update
+    async def cancel(self) -> IntentState:
+        """The customer cancels before the deposit is received."""
+        return await self._intent.cancel()
+
+    @cancel.validator
+    def _check_cancel(self) -> None:
+        self._intent._check_cancel()
 
 
 def _connector(state: IntentState) -> bool:
-    """A real provider's intent (production): its own path, workflows/connector.py.
-    No history recorded before connectors holds one, so old runs never ask the patch."""
+    """A network connector's intent opened before ONE_PROVIDER_PATH (Bridge's took the
+    provider path already). No history recorded before connectors holds one, so old
+    runs never ask the patch."""
     return state.provider.connector and workflow.patched(PROVIDER_CONNECTORS)
 
 
@@ -475,15 +411,10 @@ def _refuse_submission(state: IntentState, submission: StepSubmission) -> None:
         )
 
 
-def _cause(error: BaseException) -> BaseException | None:
-    # A failed local activity raises its own error; a regular one wraps it in ActivityError.
-    return error.cause if isinstance(error, ActivityError) else error
-
-
 def _business_error(error: BaseException, retry_message: str) -> ApplicationError:
     """The activity's business error, so the update fails with its type and details; any
     other failure is TEMPORARILY_UNAVAILABLE with `retry_message`."""
-    cause = _cause(error)
+    cause = cause_of(error)
     if isinstance(cause, ApplicationError) and cause.non_retryable:
         return ApplicationError(
             cause.message,

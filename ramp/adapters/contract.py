@@ -1,37 +1,35 @@
-"""The connector contract: what every production provider implements, in our words.
+"""The connector contract: what every provider implements, in our words.
 
 After Juspay Hyperswitch's connectors: one connector per provider, one method per flow,
 provider-neutral inputs and outputs, and a small set of provider-neutral errors. The
-activity boundary (next to the workflow) turns these errors into Temporal's; nothing
-here or below it imports temporalio.
+sandbox's mock providers are connectors like any other (ramp/adapters/sandbox/, as
+Hyperswitch keeps a dummy connector), with a `ProviderContext` that carries no
+credentials. The activity boundary (activities/provider_errors.py) turns these errors
+into Temporal's; nothing here or below it imports temporalio.
 
-How it relates to `ramp/adapters/base.py` (which this module leaves untouched for now):
-`ProviderAdapter.create_transaction` / `cancel_transaction` are the sandbox's shape of
-`Connector.create_transfer` / `cancel_transfer`, without a `ProviderContext` (the mock
-providers have no credentials) and raising Temporal's `ApplicationError` directly. The
-integration reconciles them: the sandbox adapter becomes one more `Connector`, and the
-activities build the `ProviderContext` from the provider account. `AccountDetails` and
-`TransactionOrder` are reused as they are (an order is idempotent on its
-`transaction_id`), and deposit instructions map into the `TransactionContext` of
-`ramp/intents/models.py`, so API clients see the same shape whatever the provider.
+Deposit instructions map into the `TransactionContext` of `ramp/intents/models.py`, so
+API clients see the same shape whatever the provider.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import datetime
+from decimal import Decimal
 from enum import StrEnum
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
-from ramp.adapters.base import AccountDetails, TransactionOrder
+from ramp.catalog import MovementType, Rail
 from ramp.intents.models import TransactionContext
 from ramp.intents.states import ProviderEventType, StepOutcome
-from ramp.money import Amount
+from ramp.money import Amount, Money
 
 __all__ = [
     "AccountDetails",
+    "AmountUnit",
+    "CallMode",
     "ComplianceHandoff",
     "ComplianceMode",
     "Connector",
@@ -45,6 +43,7 @@ __all__ = [
     "ProviderCustomerRef",
     "ProviderError",
     "ProviderEvent",
+    "ProviderQuote",
     "ProviderRefused",
     "ProviderTransfer",
     "ProviderTransferEvent",
@@ -52,6 +51,8 @@ __all__ = [
     "ProviderUnavailable",
     "Quote",
     "QuoteRequest",
+    "Quoter",
+    "RailQuoteRequest",
     "TransactionOrder",
     "WebhookRegistration",
     "WebhookRejected",
@@ -60,6 +61,71 @@ __all__ = [
 
 class _Model(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+# --- how a connector is called ----------------------------------------------------------
+
+
+class AmountUnit(StrEnum):
+    """The unit a provider's API counts amounts in (Hyperswitch's `CurrencyUnit`):
+    `BASE` is the decimal string of the currency's unit (Bridge: "25.00" dollars),
+    `MINOR` the integer count of its smallest unit (cents, wei). A connector declares
+    it; `TransactionOrder.amount_in` converts, so no caller does."""
+
+    BASE = "BASE"
+    MINOR = "MINOR"
+
+
+class CallMode(StrEnum):
+    """How the intent workflow calls a connector, declared by the connector and read
+    in one place (workflows/provider_calls.py): `LOCAL` for an in-process provider
+    (the sandbox's mocks: a local activity, no round trip through the server), `REMOTE`
+    for one across the network (a regular activity on the providers' task queue, with
+    long retries and its own timeouts)."""
+
+    LOCAL = "LOCAL"
+    REMOTE = "REMOTE"
+
+
+# --- what is ordered -------------------------------------------------------------------
+
+
+class AccountDetails(BaseModel):
+    """An external account as the provider sees it."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    currency_code: str
+    rail: Rail | None = None
+    country_code: str | None = None
+    # The account metadata as registered: a real provider needs it to pay out.
+    metadata: dict[str, Any]
+
+
+class TransactionOrder(BaseModel):
+    """What the service asks a provider to set up for one intent."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    # Our transaction id, sent as the provider's idempotency key: a retried activity
+    # must find the order it already placed, never place a second one.
+    transaction_id: str
+    movement_type: MovementType
+    amount: Amount  # in the source's currency
+    source: AccountDetails
+    destination: AccountDetails
+
+    @property
+    def money(self) -> Money:
+        """The amount with its currency (the source's): checked against its decimals."""
+        return Money(self.amount, self.source.currency_code)
+
+    def amount_in(self, unit: AmountUnit) -> str:
+        """The amount as a provider counting in `unit` writes it."""
+        money = self.money
+        if unit is AmountUnit.MINOR:
+            return str(money.in_smallest_units())
+        return money.decimal_string
 
 
 # --- context ---------------------------------------------------------------------------
@@ -81,15 +147,22 @@ class ProviderCredentials(_Model):
 
 class ProviderContext(_Model):
     """Who we are at the provider for one call. Built in the activity from the provider
-    account, never put in a workflow's history (it holds decrypted credentials)."""
+    account, never put in a workflow's history (it may hold decrypted credentials).
+    The sandbox's mock providers have none: `ProviderContext.without_credentials`."""
 
     provider_account_id: str
-    credentials: ProviderCredentials
-    # The provider's API host for this account (documented host, or a test override).
-    base_url: str
+    credentials: ProviderCredentials = ProviderCredentials(values={})
+    # The provider's API host for this account (documented host, or a test override);
+    # empty for an in-process provider.
+    base_url: str = ""
     # Verification key of the provider's webhooks for this account (Bridge: a PEM
     # public key tied to the webhook endpoint), when the account has one.
     webhook_public_key: str | None = None
+
+    @classmethod
+    def without_credentials(cls, provider_account_id: str) -> ProviderContext:
+        """The context of an in-process provider: an account, no secrets, no host."""
+        return cls(provider_account_id=provider_account_id)
 
 
 # --- customers and compliance ----------------------------------------------------------
@@ -164,6 +237,44 @@ class Quote(_Model):
     expires_at: datetime | None = None
 
 
+class RailQuoteRequest(QuoteRequest):
+    """A quote for one corridor of a provider: its direction and its bank rail."""
+
+    movement_type: MovementType
+    rail: Rail
+
+
+class ProviderQuote(Quote):
+    """A provider's price: `fee` (the contract's) = network_fee + processing_fee, in the
+    source currency; `destination_amount` is what arrives after them."""
+
+    network_fee: Amount
+    processing_fee: Amount
+    # Destination units per source unit, after the provider's spread.
+    exchange_rate: Decimal
+    # The price may move until the order is placed (every sandbox quote is indicative).
+    indicative: bool = True
+
+    @classmethod
+    def from_quote(cls, quote: Quote, exchange_rate: Decimal) -> ProviderQuote:
+        return cls(
+            **quote.model_dump(),
+            network_fee=Decimal(0),
+            processing_fee=quote.fee,
+            exchange_rate=exchange_rate,
+        )
+
+
+@runtime_checkable
+class Quoter(Protocol):
+    """The quote flow of one provider account (ramp/quotes/accounts.py wraps a
+    connector and its context into one)."""
+
+    async def quote(self, request: RailQuoteRequest) -> ProviderQuote:
+        """Raises on failure (any error): the provider is reported unavailable."""
+        ...
+
+
 class ProviderTransfer(_Model):
     """The provider's answer to an order: its reference and the payer's instructions."""
 
@@ -229,16 +340,23 @@ class ProviderUnavailable(ProviderError):
 
 
 class ProviderRefused(ProviderError):
-    """The provider refused the request itself: never retried.
+    """The provider refused the request itself: never retried by us.
 
     `reason` is in our words (safe to show the project); `fields` maps our JSON
     pointers (into the account metadata or order) to the provider's complaint.
+    `final` (the default): the request can never succeed, so the intent fails with
+    the reason. Not final: the provider declined this attempt only (the sandbox's
+    test refusal, a maintenance window): the intent stays without a transaction and
+    the client may ask again (`POST /intent/{id}/transaction` answers 502).
     """
 
-    def __init__(self, reason: str, fields: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self, reason: str, fields: Mapping[str, str] | None = None, *, final: bool = True
+    ) -> None:
         super().__init__(reason)
         self.reason = reason
         self.fields = dict(fields or {})
+        self.final = final
 
 
 class CredentialsRejected(ProviderError):
@@ -257,9 +375,13 @@ class WebhookRejected(ProviderError):
 
 
 class Connector(Protocol):
-    """One production provider. Every method is idempotent on our ids."""
+    """One provider (the sandbox's mocks included). Every method is idempotent on our ids."""
 
     code: str
+    # How the workflow calls it (local or regular activities) and the unit its API
+    # counts amounts in: read from here, never decided by a caller.
+    call_mode: CallMode
+    amount_unit: AmountUnit
     # JSON Schema of the credentials: drives the CLI, the dashboard form and validation.
     credentials_schema: Mapping[str, Any]
 

@@ -1,5 +1,5 @@
-"""The production connectors, by provider code: the one place a new provider is added
-(besides its catalog entries)."""
+"""The connectors, by provider code: the one place a new provider is added (besides
+its catalog entries)."""
 
 from __future__ import annotations
 
@@ -8,27 +8,35 @@ from typing import TYPE_CHECKING
 
 from ramp.adapters.bridge import BridgeConnector
 from ramp.adapters.contract import Connector
+from ramp.adapters.sandbox import SandboxConnector
+from ramp.catalog import SANDBOX_PROVIDERS
 from ramp.security.network import PUBLIC_ONLY, NetworkPolicy, parse_networks
 
 if TYPE_CHECKING:
     from ramp.config import Settings
 
 
+def _catalog(network: NetworkPolicy) -> dict[str, Connector]:
+    connectors: dict[str, Connector] = {p.code: SandboxConnector(p) for p in SANDBOX_PROVIDERS}
+    connectors["BRIDGE"] = BridgeConnector(network=network)
+    return connectors
+
+
 class Connectors:
-    """The connector of each production provider, by provider code. `network` is where
-    their API calls may go (`Settings.provider_network`): public addresses only unless
-    the operator allows more."""
+    """The connector of each provider, by provider code: the catalog's, with `overrides`
+    (tests stand in for one provider, or shorten its timeouts) in their place. `network`
+    is where the network providers' API calls may go (`Settings.provider_networks`):
+    public addresses only unless the operator allows more."""
 
     def __init__(
         self,
-        connectors: Mapping[str, Connector] | None = None,
+        overrides: Mapping[str, Connector] | None = None,
         *,
         network: NetworkPolicy = PUBLIC_ONLY,
     ) -> None:
         self.network = network
-        self._connectors: dict[str, Connector] = dict(
-            connectors if connectors is not None else {"BRIDGE": BridgeConnector(network=network)}
-        )
+        self._connectors = _catalog(network) | dict(overrides or {})
+        self._sandbox = frozenset(p.code for p in SANDBOX_PROVIDERS)
 
     @classmethod
     def from_settings(cls, settings: Settings) -> Connectors:
@@ -36,7 +44,8 @@ class Connectors:
         return cls(network=PUBLIC_ONLY.with_networks(parse_networks(settings.provider_networks)))
 
     def codes(self) -> tuple[str, ...]:
-        return tuple(self._connectors)
+        """The production providers (a project connects an account of one of them)."""
+        return tuple(code for code in self._connectors if code not in self._sandbox)
 
     def get(self, code: str) -> Connector | None:
         return self._connectors.get(code)

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 from temporalio import activity
 
-from ramp.adapters.base import ProviderTransaction, TransactionCancellation
 from ramp.intents.changes import IntentChange
 from ramp.intents.models import (
     CheckResults,
     IntentRequest,
     ProviderSelection,
+    ProviderTransaction,
     RequirementChecks,
+    TransactionCancellation,
     TransactionRequest,
 )
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from ramp.adapters.base import TransactionCancellation
 from ramp.errors import (
     CancelRefusal,
     Conflict,
@@ -20,7 +19,7 @@ from ramp.errors import (
     ProviderRefusal,
 )
 from ramp.intents.lifecycle import deposit_pending, is_terminal
-from ramp.intents.models import IntentState
+from ramp.intents.models import IntentState, TransactionCancellation
 from ramp.intents.states import IntentStatus, TransactionStatus
 
 CANCELLED_BY_CUSTOMER = "cancelled by the customer"

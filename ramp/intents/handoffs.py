@@ -1,6 +1,6 @@
 """Pure state changes of intents routed through a real provider's connector.
 
-The provider decides compliance (Bridge: its KYC and terms-of-service links), so what
+A provider may decide compliance (Bridge: its KYC and terms-of-service links), so what
 the workflow learns from a poll (a `ComplianceStanding`) is applied here: the hand-off
 shown on each open step (`metadata.handoff`: mode, url, embeddable), then the verdicts,
 current step first, as the sandbox's outcomes would be. Deterministic: the workflow
@@ -34,6 +34,8 @@ def apply_standing(state: IntentState, standing: ComplianceStanding, now: dateti
         handoff = by_code.get(step.code)
         if handoff is None or step.status in _CLOSED_STEPS:
             continue
+        if handoff.mode == "FORM":
+            continue  # our hosted onboarding shows a FORM step itself
         shown = {"mode": handoff.mode, "embeddable": handoff.embeddable}
         if handoff.url:
             shown["url"] = handoff.url

@@ -9,7 +9,6 @@ from __future__ import annotations
 import uuid
 from datetime import datetime, timedelta
 
-from ramp.adapters import ProviderTransaction
 from ramp.errors import IntentError
 from ramp.intents.models import (
     AppliedEvent,
@@ -20,6 +19,7 @@ from ramp.intents.models import (
     IntentState,
     ProviderEvent,
     ProviderSelection,
+    ProviderTransaction,
     StepUpdate,
     Transaction,
     Verdict,

@@ -7,6 +7,7 @@ defaulted, because a default clock would make replays nondeterministic.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal
 
@@ -62,6 +63,16 @@ class RequirementSpec(_Model):
     edge_id: str
 
 
+@dataclass(frozen=True)
+class PollSchedule:
+    """When the workflow polls a provider while it waits on it: `first` after the
+    intent last changed, then doubling up to `maximum` (seconds; the worker's settings
+    RAMP_PROVIDER_POLL_FIRST and RAMP_PROVIDER_POLL_MAX)."""
+
+    first: float = 180.0
+    maximum: float = 3600.0
+
+
 class ProviderSelection(_Model):
     """The provider chosen for an intent, and what the workflow needs to know of it."""
 
@@ -77,6 +88,13 @@ class ProviderSelection(_Model):
     # activities on the providers' task queue, its steps are satisfied at the provider.
     # False in every history recorded before connectors existed.
     connector: bool = False
+    # The provider poll's schedule (RAMP_PROVIDER_POLL_FIRST / _MAX), read when the
+    # intent opened; the defaults are the constants of every earlier history.
+    poll_first_seconds: float = 180.0
+    poll_max_seconds: float = 3600.0
+    # How the workflow calls the connector (its `call_mode`, ramp.adapters.contract:
+    # LOCAL or REMOTE). Empty in histories from before issue 25.
+    call_mode: str = ""
 
 
 class RequirementChecks(_Model):
@@ -283,6 +301,8 @@ class ProviderEvent(_Model):
     # The amount the provider received, where it says (a deposit event): a different
     # amount from the order's is an unmatched deposit.
     received_amount: Amount | None = None
+    # Its currency, where the provider says; None: the order's.
+    received_currency: str | None = None
 
 
 class TransactionRequest(_Model):
@@ -339,3 +359,24 @@ class Verdict(_Model):
 
     outcome: StepOutcome
     reason: str | None = None
+
+
+# --- what a provider answered ------------------------------------------------------------
+
+
+class ProviderTransaction(_Model):
+    """What a provider answers to an order: its reference, and where the money goes."""
+
+    provider_reference: str
+    context: TransactionContext
+    # Set by the create_transaction activity from a quote (not by connectors).
+    receipt: Receipt | None = None
+
+
+class TransactionCancellation(_Model):
+    """Input of `cancel_transaction`: the order to void at the provider."""
+
+    transaction_id: str
+    provider_code: str
+    provider_reference: str
+    reason: str

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from temporalio import activity
 
-from ramp.adapters.base import ProviderTransaction
+from ramp.intents.models import ProviderTransaction
 from ramp.intents.provider_calls import (
     ComplianceQuery,
     ComplianceStanding,

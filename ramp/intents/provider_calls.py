@@ -25,6 +25,9 @@ class ComplianceQuery(_Model):
     intent_id: str
     customer_id: str
     requirements: list[str]
+    # Which connector: an in-process one is called without opening the account.
+    # None in histories from before issue 25 (a network connector's).
+    provider_code: str | None = None
 
 
 class Handoff(_Model):
@@ -53,6 +56,7 @@ class TransferOrder(_Model):
 class TransferQuery(_Model):
     provider_account_id: str
     provider_reference: str
+    provider_code: str | None = None  # as in ComplianceQuery
 
 
 class TransferProgress(_Model):
@@ -66,6 +70,7 @@ class TransferProgress(_Model):
 class TransferVoid(_Model):
     provider_account_id: str
     provider_reference: str
+    provider_code: str | None = None  # as in ComplianceQuery
 
 
 class VoidResult(_Model):
@@ -73,3 +78,9 @@ class VoidResult(_Model):
 
     voided: bool
     reason: str | None = None
+
+
+def provider_event_id(provider_reference: str, event_type: ProviderEventType) -> str:
+    """One id per (transfer, event type): the poll and the webhook report the same step
+    under the same id, so it applies once."""
+    return f"{provider_reference}:{event_type.value}"

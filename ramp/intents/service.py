@@ -42,6 +42,7 @@ from ramp.errors import (
     Refused,
     Unavailable,
 )
+from ramp.external_accounts.lookup import accounts_by_id
 from ramp.idempotency.store import check_key, key_reused
 from ramp.intents.amounts import AmountProblem, parse_amount
 from ramp.intents.lifecycle import refuse_execution
@@ -390,13 +391,7 @@ def _view(
 async def _accounts(
     session: AsyncSession, customer_ids: str | Iterable[str], ids: Iterable[str]
 ) -> dict[str, ExternalAccount]:
-    owners = [customer_ids] if isinstance(customer_ids, str) else list(customer_ids)
-    rows = await session.exec(
-        select(ExternalAccount).where(
-            col(ExternalAccount.id).in_(list(ids)), col(ExternalAccount.customer_id).in_(owners)
-        )
-    )
-    return {row.id: row for row in rows.all()}
+    return await accounts_by_id(session, ids, owners=customer_ids)
 
 
 async def _owned_intent(session: AsyncSession, customer_id: str, intent_id: str) -> IntentRow:

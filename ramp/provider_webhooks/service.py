@@ -44,9 +44,9 @@ from ramp.db.tables import IntentRow, ProviderCustomer, ProviderWebhookEvent, Tr
 from ramp.db.types import utcnow
 from ramp.db.upsert import insert_missing
 from ramp.errors import NotAuthenticated, NotFound, ProviderWebhookError
-from ramp.intents.connector_flow import provider_event_id
 from ramp.intents.models import ProviderEvent as TransactionEvent
 from ramp.intents.models import StepUpdate
+from ramp.intents.provider_calls import provider_event_id
 from ramp.intents.states import IntentStatus
 from ramp.intents.workflow_client import IntentWorkflowClient, WorkflowEnded
 from ramp.provider_accounts.service import provider_context

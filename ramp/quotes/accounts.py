@@ -14,6 +14,7 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 
 from ramp.adapters.contract import Connector, ProviderContext
 from ramp.adapters.registry import Connectors
+from ramp.catalog import SANDBOX_PROVIDERS
 from ramp.projects import routing_accounts
 from ramp.provider_accounts.service import provider_context
 from ramp.quotes.models import ProviderQuote, Quoter, RailQuoteRequest
@@ -43,6 +44,18 @@ class _Unopened:
 
     async def quote(self, request: RailQuoteRequest) -> ProviderQuote:
         raise RuntimeError(self._reason)
+
+
+def sandbox_quoters(connectors: Connectors | None = None) -> dict[str, Quoter]:
+    """The quote flow of each of the sandbox's mock providers (they have no accounts
+    to open: a context without credentials)."""
+    registry = connectors or Connectors()
+    return {
+        p.code: ConnectorQuoter(
+            registry.for_provider(p.code), ProviderContext.without_credentials(p.code)
+        )
+        for p in SANDBOX_PROVIDERS
+    }
 
 
 async def account_quoters(

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 
-from ramp.adapters.base import TransactionOrder
+from ramp.adapters.contract import TransactionOrder
 from ramp.catalog import MovementType, currency_by_code
 from ramp.intents.models import Receipt, ReceiptFees
 from ramp.quotes.models import Quoter, RailQuoteRequest

@@ -18,6 +18,7 @@ from ramp import projects
 from ramp.adapters.bridge import BridgeConnector
 from ramp.adapters.registry import Connectors
 from ramp.config import Environment, Settings
+from ramp.intents.models import PollSchedule
 from ramp.provider_accounts import service
 from ramp.security.encryption import SecretBox
 from ramp.security.network import PUBLIC_ONLY, parse_networks
@@ -46,12 +47,15 @@ def fast_connectors() -> Connectors:
 
 @asynccontextmanager
 async def production_stack(
-    settings: Settings, client: Client, db: async_sessionmaker[AsyncSession]
+    settings: Settings,
+    client: Client,
+    db: async_sessionmaker[AsyncSession],
+    provider_poll: PollSchedule | None = None,
 ) -> AsyncIterator[httpx.AsyncClient]:
     """`settings` must be production's; yields an HTTP client of the API."""
     box = SecretBox.from_settings(settings)
     async with (
-        build_worker(client, db, box, task_queue=settings.task_queue),
+        build_worker(client, db, box, provider_poll=provider_poll, task_queue=settings.task_queue),
         build_provider_worker(
             client, db, box, connectors=fast_connectors(), task_queue=settings.task_queue
         ),

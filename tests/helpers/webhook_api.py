@@ -13,13 +13,13 @@ from sqlmodel import col, update
 from sqlmodel.ext.asyncio.session import AsyncSession
 from temporalio.client import Client
 
-from activities.webhooks import WebhookOutbox
 from ramp.config import Settings
 from ramp.db.tables import Project, WebhookDelivery
 from ramp.intents.events import IntentStatusChanged, WebhookEvent, WebhookEventType, event_id
 from ramp.intents.states import IntentStatus
 from ramp.webhooks import endpoints
 from ramp.webhooks.models import DeliveryPolicy
+from ramp.webhooks.outbox import WebhookOutbox
 from tests.helpers.projects import ProjectCredentials, make_project
 
 

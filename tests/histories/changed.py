@@ -18,6 +18,7 @@ from workflows.intents import (
     CUSTOMER_CANCEL,
     OPEN_UPDATE_WAIT,
     OPEN_WITHOUT_UPDATE,
+    IntentRun,
     IntentWorkflow,
 )
 
@@ -56,17 +57,23 @@ class SwappedLookupsWorkflow:
         self._opened = True
 
 
+class _SecondsClockIntent(IntentRun):
+    def _now(self) -> datetime:
+        return workflow.now().replace(microsecond=0)
+
+
 @workflow.defn(name="IntentWorkflow")
 class SecondsClockWorkflow(IntentWorkflow):
     """IntentWorkflow whose timestamps are cut to the second instead of the millisecond:
     the same commands, so a command-only replay passes, but other projection writes."""
 
+    @workflow.init
+    def __init__(self, request: IntentRequest) -> None:
+        self._intent = _SecondsClockIntent(request)
+
     @workflow.run
     async def run(self, request: IntentRequest) -> IntentOutcome:
         return await super().run(request)
-
-    def _now(self) -> datetime:
-        return workflow.now().replace(microsecond=0)
 
 
 @workflow.defn(name="WebhookDeliveryWorkflow")
@@ -116,12 +123,18 @@ class CancelWithoutVoidWorkflow(IntentWorkflow):
 
     @workflow.update
     async def cancel(self) -> IntentState:  # type: ignore[override]
-        async with self._lock:
-            state = self._opened()
+        intent = self._intent
+        async with intent._lock:
+            state = intent._opened()
             workflow.patched(CUSTOMER_CANCEL)
-            cancellation.cancel(state, self._now())
-            await self._record(state)
+            cancellation.cancel(state, intent._now())
+            await intent._record(state)
             return state
+
+
+class _ClosingInTheAnswerIntent(IntentRun):
+    async def _close(self) -> None:
+        await workflow.wait_condition(workflow.all_handlers_finished)
 
 
 @workflow.defn(name="IntentWorkflow")
@@ -130,9 +143,10 @@ class ClosingInTheAnswerWorkflow(IntentWorkflow):
     its last update. A history recorded since (intent_cancelled_deposit_late.json) must no
     longer replay."""
 
+    @workflow.init
+    def __init__(self, request: IntentRequest) -> None:
+        self._intent = _ClosingInTheAnswerIntent(request)
+
     @workflow.run
     async def run(self, request: IntentRequest) -> IntentOutcome:
         return await super().run(request)
-
-    async def _close(self) -> None:
-        await workflow.wait_condition(workflow.all_handlers_finished)

@@ -71,6 +71,18 @@ from workflows.intents import OPEN_UPDATE_WAIT, IntentWorkflow
 
 HISTORIES = Path(__file__).resolve().parent
 BIN = Path(sys.executable).parent
+# Sandbox paths recorded again after ONE_PROVIDER_PATH (issue 25), as `one_path_<path>`:
+# the same scenarios through the provider path (workflows/provider_flow.py), while the
+# files without the prefix keep guarding the sandbox path of intents from before.
+ONE_PATH_DEV_SERVER = (
+    "autocomplete",
+    "onboarding",
+    "auto_execute",
+    "hosted_onboarding",
+    "cancelled",
+    "cancelled_unfunded",
+)
+ONE_PATH_TIME_SKIPPING = ("expired", "expired_unfunded")
 # Recorded on the dev server, in this order; `expired` needs the time-skipping server.
 DEV_SERVER_PATHS = (
     "autocomplete",
@@ -84,8 +96,14 @@ DEV_SERVER_PATHS = (
     "cancelled",
     "cancelled_unfunded",
     "cancelled_deposit_late",
+    *(f"one_path_{path}" for path in ONE_PATH_DEV_SERVER),
 )
-TIME_SKIPPING_PATHS = ("expired", "expired_unfunded", "opened_late")
+TIME_SKIPPING_PATHS = (
+    "expired",
+    "expired_unfunded",
+    "opened_late",
+    *(f"one_path_{path}" for path in ONE_PATH_TIME_SKIPPING),
+)
 # Production intents through the Bridge connector: tests/histories/record_connector.py.
 CONNECTOR_PATHS = ("bridge_onramp", "bridge_expired")
 PATHS = DEV_SERVER_PATHS + TIME_SKIPPING_PATHS + CONNECTOR_PATHS
@@ -581,12 +599,18 @@ _DEV_SERVER_RECORDERS: dict[str, Callable[[Stack], Awaitable[Recorded]]] = {
     "cancelled_unfunded": record_cancelled_unfunded,
     "cancelled_deposit_late": record_cancelled_deposit_late,
 }
+_DEV_SERVER_RECORDERS |= {
+    f"one_path_{path}": _DEV_SERVER_RECORDERS[path] for path in ONE_PATH_DEV_SERVER
+}
 
 
 _TIME_SKIPPING_RECORDERS = {
     "expired": record_expired,
     "expired_unfunded": record_expired_unfunded,
     "opened_late": record_opened_late,
+}
+_TIME_SKIPPING_RECORDERS |= {
+    f"one_path_{path}": _TIME_SKIPPING_RECORDERS[path] for path in ONE_PATH_TIME_SKIPPING
 }
 
 

@@ -18,6 +18,7 @@ import ramp.adapters.bridge.webhook_endpoints as webhook_endpoints
 import ramp.adapters.bridge.webhooks as webhooks
 from ramp.adapters.contract import (
     AccountDetails,
+    CallMode,
     ComplianceHandoff,
     CustomerProfile,
     NotSupported,
@@ -43,6 +44,9 @@ from .credentials import base_url as credentials_base_url
 
 class BridgeConnector:
     code = "BRIDGE"
+    # Across the network: regular activities on the providers' queue.
+    call_mode = CallMode.REMOTE
+    amount_unit = transfers.AMOUNT_UNIT
     credentials_schema: Mapping[str, Any] = CREDENTIALS_SCHEMA
 
     def __init__(

@@ -23,9 +23,8 @@ from datetime import datetime, timedelta
 from decimal import ROUND_DOWN, ROUND_HALF_EVEN, Decimal, InvalidOperation
 from typing import Any
 
-from ramp.adapters.contract import NotSupported, ProviderUnavailable, QuoteRequest
+from ramp.adapters.contract import NotSupported, ProviderQuote, ProviderUnavailable, QuoteRequest
 from ramp.catalog import CurrencyType, currency_by_code
-from ramp.quotes.models import ProviderQuote
 
 # The fiat each stablecoin Bridge moves is pegged to (Bridge's currency codes).
 PEGGED_FIAT: dict[str, str] = {"USDC": "usd", "USDT": "usd", "PYUSD": "usd", "EURC": "eur"}

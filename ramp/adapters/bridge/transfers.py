@@ -14,6 +14,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Any, Final
 
 from ramp.adapters.contract import (
+    AmountUnit,
     NotSupported,
     ProviderAccountRef,
     ProviderCustomerRef,
@@ -30,7 +31,7 @@ from ramp.intents.models import (
     TransactionContext,
 )
 from ramp.intents.states import ProviderEventType as E
-from ramp.money import Money, format_amount
+from ramp.money import Money
 
 # Our rail -> Bridge's payment_rail, for money coming in (the payer pushes) and out.
 SOURCE_RAILS: Final[Mapping[Rail, str]] = {
@@ -75,6 +76,9 @@ FIELD_POINTERS: Final[Mapping[str, str]] = {
 }
 AWAITING_FUNDS: Final = "awaiting_funds"
 CANCELED: Final = "canceled"
+
+# Bridge writes amounts as decimal strings of the currency's unit ("25.00").
+AMOUNT_UNIT = AmountUnit.BASE
 
 
 def _currency(code: str) -> Currency:
@@ -123,7 +127,7 @@ def transfer_body(
     return {
         # Our transaction id, so Bridge's records lead back to our transaction.
         "client_reference_id": order.transaction_id,
-        "amount": format_amount(order.amount),
+        "amount": order.amount_in(AMOUNT_UNIT),
         "on_behalf_of": customer.provider_customer_id,
         "source": source_side,
         "destination": destination_side,

@@ -11,9 +11,9 @@ import asyncio
 from datetime import datetime, timedelta
 from decimal import ROUND_DOWN, ROUND_HALF_EVEN, ROUND_UP, Decimal
 
+from ramp.adapters.contract import ProviderQuote, ProviderUnavailable, RailQuoteRequest
 from ramp.catalog import currency_by_code
 from ramp.money import format_amount
-from ramp.quotes.models import ProviderQuote, RailQuoteRequest
 
 # What one unit is worth in US dollars (reference rates, not market data).
 USD_VALUE: dict[str, Decimal] = {
@@ -53,8 +53,8 @@ SLOW_QUOTE_SECONDS = 10.0
 _RATE_PLACES = Decimal("1e-12")
 
 
-class SandboxQuoteFailed(Exception):
-    """The sandbox's failing quote (test value)."""
+class SandboxQuoteFailed(ProviderUnavailable):
+    """The sandbox's failing quote (test value): the contract's outage."""
 
 
 def _value(code: str) -> tuple[Decimal, int, str | None]:

@@ -1,7 +1,9 @@
-"""The mock providers of the sandbox: realistic deposit instructions, no money.
+"""The mock providers of the sandbox: connectors like any other, with no credentials,
+no network and no money; realistic deposit instructions.
 
-Everything derives from our transaction id, so a retried order returns the same
-reference and addresses, as a real provider's idempotency key would.
+Everything derives from our ids, so a retried order returns the same reference and
+addresses, as a real provider's idempotency key would. They run in-process (`LOCAL`
+calls: local activities) and count amounts in base units, as Bridge does.
 """
 
 from __future__ import annotations
@@ -9,24 +11,45 @@ from __future__ import annotations
 import base64
 import hashlib
 import uuid
+from collections.abc import Mapping
 from datetime import UTC, datetime
+from typing import Any
 
 import base58
 import bech32
 from eth_utils.address import to_checksum_address
 
-from ramp.adapters.base import ProviderTransaction, TransactionCancellation, TransactionOrder
-from ramp.adapters.sandbox_rates import sandbox_quote
+from ramp.adapters.contract import (
+    AccountDetails,
+    AmountUnit,
+    CallMode,
+    ComplianceHandoff,
+    ComplianceMode,
+    CustomerProfile,
+    NotSupported,
+    ProviderAccountRef,
+    ProviderContext,
+    ProviderCustomerRef,
+    ProviderEvent,
+    ProviderQuote,
+    ProviderRefused,
+    ProviderTransfer,
+    ProviderTransferStatus,
+    Quote,
+    QuoteRequest,
+    RailQuoteRequest,
+    TransactionOrder,
+    WebhookRegistration,
+)
+from ramp.adapters.sandbox.rates import sandbox_quote
 from ramp.catalog import Currency, MovementType, Provider, Rail, currency_by_code
-from ramp.errors import ProviderFailed, ProviderRefusal
 from ramp.intents.models import (
     BankDepositInstructions,
     CryptoDepositInstructions,
     DepositInstruction,
     TransactionContext,
 )
-from ramp.money import Money, format_amount
-from ramp.quotes.models import ProviderQuote, RailQuoteRequest
+from ramp.money import Money
 
 # The provider's collection account per rail. Identifiers carry valid checksums so
 # that client-side validation behaves as in production.
@@ -67,16 +90,67 @@ def deposit_address(currency: Currency, seed: bytes) -> str:
 REFUSED_AMOUNT_SUFFIX = ".91"
 
 
-class SandboxProviderAdapter:
+class SandboxConnector:
+    """One mock provider of the catalog (`Connector`). Compliance is ours: every
+    requirement is a FORM our hosted onboarding collects and our verification decides,
+    so `compliance` only says so; provider events come from the sandbox's endpoints
+    (ramp/intents/sandbox.py), never from a webhook or a poll."""
+
+    call_mode = CallMode.LOCAL
+    amount_unit = AmountUnit.BASE
+    # No credentials: a sandbox project's accounts are made with the project.
+    credentials_schema: Mapping[str, Any] = {"type": "object", "additionalProperties": False}
+
     def __init__(self, provider: Provider) -> None:
         self.provider = provider
+        self.code = provider.code
 
-    async def create_transaction(self, order: TransactionOrder) -> ProviderTransaction:
-        if format_amount(order.amount).endswith(REFUSED_AMOUNT_SUFFIX):
-            raise ProviderFailed(
-                ProviderRefusal.PROVIDER_REFUSED,
+    def base_url(self, credentials: Mapping[str, Any]) -> str:
+        return ""
+
+    async def verify_credentials(self, ctx: ProviderContext) -> None:
+        return None
+
+    async def ensure_customer(
+        self, ctx: ProviderContext, customer: CustomerProfile
+    ) -> ProviderCustomerRef:
+        # The mock provider knows our customers by our ids.
+        return ProviderCustomerRef(provider_customer_id=customer.customer_id)
+
+    async def compliance(
+        self, ctx: ProviderContext, customer: ProviderCustomerRef, requirement: str
+    ) -> ComplianceHandoff:
+        return ComplianceHandoff(requirement=requirement, mode=ComplianceMode.FORM)
+
+    async def register_account(
+        self, ctx: ProviderContext, customer: ProviderCustomerRef, account: AccountDetails
+    ) -> ProviderAccountRef:
+        seed = hashlib.sha256(f"sandbox:{customer.provider_customer_id}:{account}".encode())
+        return ProviderAccountRef(provider_account_ref=f"acct_{seed.hexdigest()[:20]}")
+
+    async def quote(self, ctx: ProviderContext, request: QuoteRequest) -> Quote:
+        """An indicative price from the sandbox's rate table (ramp/adapters/sandbox/rates.py);
+        `NotSupported` without a rail (every sandbox price is per rail)."""
+        if not isinstance(request, RailQuoteRequest):
+            raise NotSupported("the sandbox prices a corridor's rail: ask with its rail")
+        return await self.rail_quote(request)
+
+    async def rail_quote(self, request: RailQuoteRequest) -> ProviderQuote:
+        return await sandbox_quote(self.provider.code, request, datetime.now(UTC))
+
+    async def create_transfer(
+        self,
+        ctx: ProviderContext,
+        customer: ProviderCustomerRef,
+        order: TransactionOrder,
+        destination_account: ProviderAccountRef | None = None,
+    ) -> ProviderTransfer:
+        if order.amount_in(self.amount_unit).endswith(REFUSED_AMOUNT_SUFFIX):
+            # Declined, not final: the intent stays, POST .../transaction answers 502.
+            raise ProviderRefused(
                 f"{self.provider.name} refused the order "
                 f"(sandbox test amount ending in {REFUSED_AMOUNT_SUFFIX})",
+                final=False,
             )
         source = currency_by_code(order.source.currency_code)
         assert source is not None, order.source.currency_code
@@ -85,18 +159,26 @@ class SandboxProviderAdapter:
         else:
             instruction = self._crypto_instruction(order, source)
         short_code = self.provider.code.removeprefix("sandbox_")
-        return ProviderTransaction(
+        return ProviderTransfer(
             provider_reference=f"{short_code}_{_digest(order).hex()[:20]}",
             context=TransactionContext(deposit_instructions=[instruction]),
         )
 
-    async def quote(self, request: RailQuoteRequest) -> ProviderQuote:
-        """An indicative price from the sandbox's rate table (ramp/adapters/sandbox_rates.py)."""
-        return await sandbox_quote(self.provider.code, request, datetime.now(UTC))
+    async def get_transfer(self, ctx: ProviderContext, ref: str) -> ProviderTransferStatus:
+        # The sandbox's transfers move only when told (POST .../sandbox/provider-events).
+        return ProviderTransferStatus(provider_reference=ref, provider_state="pending", events=())
 
-    async def cancel_transaction(self, cancellation: TransactionCancellation) -> None:
+    async def cancel_transfer(self, ctx: ProviderContext, ref: str) -> None:
         # The mock provider holds no funds: voiding an order always succeeds.
         return None
+
+    async def register_webhook(self, ctx: ProviderContext, url: str) -> WebhookRegistration:
+        raise NotSupported("the sandbox's providers send no webhooks")
+
+    def parse_webhook(
+        self, ctx: ProviderContext, headers: Mapping[str, str], body: bytes
+    ) -> list[ProviderEvent]:
+        raise NotSupported("the sandbox's providers send no webhooks")
 
     def _bank_instruction(self, order: TransactionOrder, currency: Currency) -> DepositInstruction:
         rail = order.source.rail

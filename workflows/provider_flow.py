@@ -1,40 +1,40 @@
-"""IntentWorkflow's path for real providers (a connector, production): a mixin.
+"""What a provider does for an intent, the same code for every connector: compliance
+hand-offs, the order, provider events, the poll, cancel and expiry, unmatched money.
 
-Workflow code (deterministic: the workflow's clock, no I/O), kept in `ramp` because
-the workflow modules import only what the sandbox passes through (worker.py).
-
-Every provider call is a regular activity on the providers' task queue, made outside
-the workflow's lock; only applying its result takes the lock. One driver coroutine per
-intent walks the provider's flow after `open`:
+Provider calls go through workflows/provider_calls.py, which reads the connector's
+declaration: an in-process connector (the sandbox's mocks) is called with local
+activities and its order is placed inline by the handler that makes the intent ready
+(`_order_inline`); a network connector (Bridge) with regular activities on the
+providers' queue, outside the lock, its order placed by the driver. One driver
+coroutine per intent walks the provider's flow after `open`:
 
 1. compliance: the provider's customer (created once) and each requirement's hand-off
-   (Bridge: KYC and terms-of-service links, shown from our onboarding page); verdicts
-   come by provider webhook (`update_step` signals, as the sandbox's) or by the poll;
-2. the transfer, once the plan is complete and the intent is executed (auto, or
+   (Bridge: KYC and terms-of-service links; the sandbox: FORMs our hosted onboarding
+   collects); verdicts the provider decides come by provider webhook (`update_step`
+   signals) or by the poll, which stops once every open step is a FORM of ours;
+2. the order, once the plan is complete and the intent is executed (auto, or
    `POST /intent/{id}/transaction`), with our transaction id as idempotency key;
-3. the status poll until the intent ends; provider webhooks (`report_provider_event`)
-   usually get there first.
+3. the status poll until the intent ends; provider events (`report_provider_event`:
+   webhooks, the sandbox's endpoints) usually get there first.
 
-Polls back off from POLL_FIRST to POLL_MAX, so a lost webhook delays an intent but never
-strands it. A retryable provider error is retried until the intent's expiry; a refusal
-fails the intent with the provider's reason; expiry voids the order with a bounded
-number of attempts and never holds the lock across the call.
+Polls back off from the intent's first delay to its maximum (worker settings
+RAMP_PROVIDER_POLL_FIRST and _MAX, carried in the selection), so a lost webhook delays
+an intent but never strands it. A refusal fails the intent with the provider's reason;
+a declined attempt leaves it for the client to ask again; expiry voids the order with
+a bounded number of attempts and never holds the lock across the call.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from dataclasses import dataclass
-from datetime import datetime, timedelta
-from typing import Any, TypeVar
+from datetime import timedelta
 
 from temporalio import workflow
-from temporalio.common import RetryPolicy
-from temporalio.exceptions import ActivityError, ApplicationError
 
 from ramp import temporal
-from ramp.errors import ProviderCallError, ProviderRefusal
+from ramp.adapters.contract import CallMode
+from ramp.errors import IntentError, ProviderFailed, ProviderRefusal
 from ramp.intents import cancellation, handoffs, lifecycle, provider_activities
 from ramp.intents.models import IntentState, ProviderEvent, StepUpdate, TransactionRequest
 from ramp.intents.provider_calls import (
@@ -42,15 +42,13 @@ from ramp.intents.provider_calls import (
     TransferOrder,
     TransferQuery,
     TransferVoid,
+    provider_event_id,
 )
 from ramp.intents.states import PlanStatus, ProviderEventType, TransactionStatus
+from workflows import provider_calls as calls
+from workflows.intent_base import IntentBase
 
-# Patch id of this path (connector intents exist only after it).
-PROVIDER_CONNECTORS = "provider-connectors"
-
-POLL_FIRST = timedelta(minutes=3)
-POLL_MAX = timedelta(hours=1)
-# How long `execute` waits for the order before answering without it.
+# How long `execute` waits for a network provider's order before answering without it.
 EXECUTE_WAIT = timedelta(seconds=20)
 # The void at expiry: bounded, so an outage cannot hold the intent open for ever.
 VOID_BUDGET = timedelta(minutes=10)
@@ -61,53 +59,31 @@ POLL_BUDGET = timedelta(minutes=10)
 # After expiry with an order the provider would not void: watch for a late deposit.
 LATE_DEPOSIT_WATCH = timedelta(days=30)
 
-T = TypeVar("T")
 
-
-@dataclass(frozen=True)
-class _Refused:
-    reason: str
-
-
-@dataclass(frozen=True)
-class _GaveUp:
-    reason: str
-
-
-def _retry() -> RetryPolicy:
-    return RetryPolicy(
-        initial_interval=timedelta(seconds=1),
-        backoff_coefficient=2.0,
-        maximum_interval=timedelta(minutes=5),
-        maximum_attempts=0,
-        non_retryable_error_types=[
-            ProviderCallError.PROVIDER_REFUSED,
-            ProviderCallError.PROVIDER_NOT_SUPPORTED,
-        ],
-    )
-
-
-class ConnectorSteps:
-    """Mixed into IntentWorkflow, whose state, lock and projection writes it uses."""
-
-    _state: IntentState | None
-    _lock: asyncio.Lock
-    _transfer_refusal: str | None
-    _early_verdicts: dict[str, StepUpdate]
-
-    _void_unconfirmed: bool
-
-    # IntentWorkflow's own (it comes first in the method order).
-    async def _record(self, state: IntentState) -> None:
-        raise NotImplementedError
-
-    def _publish(self, state: IntentState) -> None:
-        raise NotImplementedError
-
-    def _now(self) -> datetime:
-        raise NotImplementedError
-
+class ProviderFlow(IntentBase):
     # --- the driver -----------------------------------------------------------------
+
+    async def _run_provider(self, state: IntentState) -> None:
+        """The driver walks the provider's flow while this waits for the expiry, which
+        voids the order outside the lock."""
+        driver = asyncio.create_task(self._drive(state))
+        while not lifecycle.is_terminal(state):
+            remaining = (state.expired_at - workflow.now()).total_seconds()
+            try:
+                await workflow.wait_condition(
+                    lambda: not lifecycle.deposit_pending(state),
+                    timeout=timedelta(seconds=max(remaining, 0.001)),
+                )
+            except TimeoutError:
+                if not await self._expire_at_provider(state):
+                    # The provider holds the deposit: no expiry any more.
+                    await workflow.wait_condition(lambda: not lifecycle.deposit_pending(state))
+                continue
+            await workflow.wait_condition(lambda: lifecycle.is_terminal(state))
+        # Not cancelled: it may be writing the projection. Every wait of the driver
+        # ends with the intent, and every call within the expiry or a bounded budget.
+        await driver
+        await self._watch_late_deposit(state)
 
     async def _drive(self, state: IntentState) -> None:
         try:
@@ -120,16 +96,25 @@ class ConnectorSteps:
 
     async def _walk(self, state: IntentState) -> None:
         await self._comply(state)
-        await workflow.wait_condition(lambda: lifecycle.is_terminal(state) or _ready(state))
+        inline = calls.orders_inline(state.provider)
+        await workflow.wait_condition(
+            lambda: (
+                lifecycle.is_terminal(state)
+                or state.transaction is not None
+                or (not inline and _ready(state))
+            )
+        )
         if lifecycle.is_terminal(state):
             return
-        await self._place_order(state)
+        if state.transaction is None:
+            await self._place_order(state)
         await self._follow_transfer(state)
 
     async def _comply(self, state: IntentState) -> None:
-        delay = POLL_FIRST
+        delay = _poll_first(state)
         while not lifecycle.is_terminal(state) and state.plan.status is PlanStatus.PENDING:
-            outcome = await self._call(
+            outcome = await calls.call(
+                state.provider,
                 provider_activities.provider_compliance,
                 ComplianceQuery(
                     provider_account_id=state.provider.provider_account_id,
@@ -140,13 +125,14 @@ class ConnectorSteps:
                         for step in state.plan.steps
                         if step.status.value in ("PENDING", "SUBMITTED")
                     ],
+                    provider_code=_local_code(state),
                 ),
                 until=state.expired_at,
             )
-            if isinstance(outcome, _GaveUp):
+            if isinstance(outcome, calls.GaveUp):
                 return  # the intent expired meanwhile
             async with self._lock:
-                if isinstance(outcome, _Refused):
+                if isinstance(outcome, (calls.Refused, calls.Declined)):
                     changed = handoffs.fail(state, outcome.reason, self._now())
                 else:
                     changed = handoffs.apply_standing(state, outcome, self._now())
@@ -155,14 +141,26 @@ class ConnectorSteps:
                     self._publish(state)
             if lifecycle.is_terminal(state) or state.plan.status is not PlanStatus.PENDING:
                 return
+            if not isinstance(outcome, calls.Refused | calls.Declined) and all(
+                handoff.mode == "FORM" for handoff in outcome.handoffs
+            ):
+                # Our hosted onboarding decides every open step: nothing to poll for.
+                await workflow.wait_condition(
+                    lambda: (
+                        lifecycle.is_terminal(state) or state.plan.status is not PlanStatus.PENDING
+                    )
+                )
+                return
             try:
                 await workflow.wait_condition(_moved(state), timeout=delay)
-                delay = POLL_FIRST  # something moved: the next poll comes soon again
+                delay = _poll_first(state)  # something moved: the next poll comes soon again
             except TimeoutError:
-                delay = min(delay * 2, POLL_MAX)
+                delay = _poll_next(state, delay)
 
     async def _place_order(self, state: IntentState) -> None:
-        outcome = await self._call(
+        """The driver's order (a network connector's): the call outside the lock."""
+        outcome = await calls.call(
+            state.provider,
             provider_activities.provider_create_transfer,
             TransferOrder(
                 provider_account_id=state.provider.provider_account_id,
@@ -170,11 +168,11 @@ class ConnectorSteps:
             ),
             until=state.expired_at,
         )
-        if isinstance(outcome, _GaveUp):
+        if isinstance(outcome, (calls.GaveUp, calls.Declined)):
             self._transfer_refusal = outcome.reason
             return
         async with self._lock:
-            if isinstance(outcome, _Refused):
+            if isinstance(outcome, calls.Refused):
                 self._transfer_refusal = outcome.reason
                 if handoffs.fail(state, outcome.reason, self._now()):
                     await self._record(state)
@@ -190,38 +188,66 @@ class ConnectorSteps:
                 return
         # The intent ended (cancelled, expired) while the order was being placed: nobody
         # will see its instructions, so void it (a deposit that lands anyway is unmatched).
-        await self._call(
+        await calls.call(
+            state.provider,
             provider_activities.provider_cancel_transfer,
             TransferVoid(
                 provider_account_id=state.provider.provider_account_id,
                 provider_reference=outcome.provider_reference,
+                provider_code=_local_code(state),
             ),
             budget=VOID_BUDGET,
         )
 
+    async def _order_inline(self, state: IntentState) -> None:
+        """An in-process connector's order, placed by the handler that holds the lock
+        (the caller records): `POST /intent` answers with the transaction."""
+        if state.transaction is not None or lifecycle.is_terminal(state):
+            return
+        self._transfer_refusal = None
+        outcome = await calls.call(
+            state.provider,
+            provider_activities.provider_create_transfer,
+            TransferOrder(
+                provider_account_id=state.provider.provider_account_id,
+                request=_transaction_request(state),
+            ),
+        )
+        if isinstance(outcome, calls.Refused):
+            self._transfer_refusal = outcome.reason
+            handoffs.fail(state, outcome.reason, self._now())
+        elif isinstance(outcome, (calls.Declined, calls.GaveUp)):
+            # A valid intent without a transaction: POST /intent/{id}/transaction again.
+            workflow.logger.warning("provider did not create the transaction: %s", outcome)
+            self._transfer_refusal = outcome.reason
+        else:
+            lifecycle.attach_transaction(state, outcome, self._now())
+
     async def _follow_transfer(self, state: IntentState) -> None:
-        delay = POLL_FIRST
+        delay = _poll_first(state)
         while not lifecycle.is_terminal(state) and state.transaction is not None:
             try:
                 await workflow.wait_condition(_moved(state), timeout=delay)
-                delay = POLL_FIRST
+                delay = _poll_first(state)
                 continue
             except TimeoutError:
-                delay = min(delay * 2, POLL_MAX)
+                delay = _poll_next(state, delay)
             await self._poll_transfer(state)
 
     async def _poll_transfer(self, state: IntentState) -> None:
         transaction = state.transaction
         assert transaction is not None
-        outcome = await self._call(
+        outcome = await calls.call(
+            state.provider,
             provider_activities.provider_get_transfer,
             TransferQuery(
                 provider_account_id=state.provider.provider_account_id,
                 provider_reference=transaction.provider_reference,
+                provider_code=_local_code(state),
             ),
             budget=POLL_BUDGET,
         )
-        if isinstance(outcome, (_Refused, _GaveUp)):
+        if isinstance(outcome, (calls.Refused, calls.Declined, calls.GaveUp)):
             workflow.logger.warning("transfer poll failed: %s", outcome.reason)
             return
         for event_type in outcome.events:
@@ -248,11 +274,11 @@ class ConnectorSteps:
                 await self._record(state)
                 self._publish(state)
 
-    # --- handlers' connector parts ------------------------------------------------------
+    # --- handlers' provider parts ---------------------------------------------------
 
-    async def _connector_execute(self, state: IntentState) -> None:
-        """`execute` of a connector intent: the driver places the order; this waits for
-        it (bounded) without holding the lock."""
+    async def _execute_by_driver(self, state: IntentState) -> None:
+        """`execute` of a network connector's intent: the driver places the order; this
+        waits for it (bounded) without holding the lock."""
         if not state.execution_requested:
             state.execution_requested = True
         try:
@@ -267,9 +293,16 @@ class ConnectorSteps:
         except TimeoutError:
             return
 
-    def _connector_step_update(self, state: IntentState, update: StepUpdate) -> bool:
-        """A provider verdict for a step: applied when current; a verdict for a later
-        step (a webhook ahead of the plan) waits until that step is current."""
+    def _no_order_error(self, state: IntentState) -> ProviderFailed:
+        return ProviderFailed(
+            IntentError.PROVIDER_ERROR,
+            self._transfer_refusal
+            or f"{state.provider.provider_name} could not create the transaction; try again",
+        )
+
+    def _step_update(self, state: IntentState, update: StepUpdate) -> bool:
+        """A verdict for a step: applied when current; a verdict for a later step (a
+        provider webhook ahead of the plan) waits until that step is current."""
         now = self._now()
         applied = lifecycle.apply_step_update(state, update, now)
         if not applied:
@@ -279,6 +312,8 @@ class ConnectorSteps:
             later = {s.code for s in state.plan.steps[start:] if s.status.value == "PENDING"}
             if update.step_code in later:
                 self._early_verdicts[update.step_code] = update
+            else:
+                workflow.logger.warning("step update ignored: %s", update)
             return False
         while (code := state.plan.current_step_code) in self._early_verdicts:
             if not lifecycle.apply_step_update(state, self._early_verdicts.pop(code), now):
@@ -289,21 +324,23 @@ class ConnectorSteps:
         self, state: IntentState, budget: timedelta = VOID_BUDGET
     ) -> bool | None:
         """Voids the order awaiting its deposit, with a bounded number of attempts and
-        outside the lock (expiry; a cancellation would do the same). True: voided, or
-        nothing to void; False: the provider holds the deposit (its events follow);
-        None: not confirmed (a deposit that still lands is an unmatched deposit)."""
+        outside the lock. True: voided, or nothing to void; False: the provider holds the
+        deposit (its events follow); None: not confirmed (a deposit that still lands is
+        an unmatched deposit)."""
         transaction = state.transaction
         if transaction is None or transaction.status is not TransactionStatus.PENDING:
             return True
-        outcome = await self._call(
+        outcome = await calls.call(
+            state.provider,
             provider_activities.provider_cancel_transfer,
             TransferVoid(
                 provider_account_id=state.provider.provider_account_id,
                 provider_reference=transaction.provider_reference,
+                provider_code=_local_code(state),
             ),
             budget=budget,
         )
-        if isinstance(outcome, (_Refused, _GaveUp)):
+        if isinstance(outcome, (calls.Refused, calls.Declined, calls.GaveUp)):
             workflow.logger.warning("order not voided: %s", outcome.reason)
             self._void_unconfirmed = True
             return None
@@ -311,10 +348,10 @@ class ConnectorSteps:
             workflow.logger.info("order not voided: %s", outcome.reason)
         return bool(outcome.voided)
 
-    async def _connector_cancel(self, state: IntentState) -> IntentState:
-        """`cancel` of a connector intent: the void goes outside the lock, bounded by
-        the HTTP caller's patience; the customer hears 409 when the provider holds the
-        deposit, 502 (nothing changed, retry) when the void was not confirmed."""
+    async def _cancel_at_provider(self, state: IntentState) -> IntentState:
+        """`cancel`: the void goes outside the lock, bounded by the HTTP caller's
+        patience; the customer hears 409 when the provider holds the deposit, 502
+        (nothing changed, retry) when the void was not confirmed."""
         voided = await self._void_at_provider(state, budget=CANCEL_BUDGET)
         if voided is not True:
             code = ProviderRefusal.ORDER_NOT_CANCELLABLE if voided is False else None
@@ -328,7 +365,7 @@ class ConnectorSteps:
             self._publish(state)
         return state
 
-    async def _connector_expire(self, state: IntentState) -> bool:
+    async def _expire_at_provider(self, state: IntentState) -> bool:
         """Voids the order and expires the intent; False when the provider holds the
         deposit (its events follow)."""
         if await self._void_at_provider(state) is False:
@@ -345,68 +382,32 @@ class ConnectorSteps:
         if not self._void_unconfirmed or state.transaction is None:
             return
         deadline = workflow.now() + LATE_DEPOSIT_WATCH
-        delay = POLL_FIRST
+        delay = _poll_first(state)
         while workflow.now() < deadline and state.unmatched_deposit is None:
             try:
                 await workflow.wait_condition(
                     lambda: state.unmatched_deposit is not None, timeout=delay
                 )
             except TimeoutError:
-                delay = min(delay * 2, POLL_MAX)
+                delay = _poll_next(state, delay)
                 await self._poll_transfer(state)
 
-    # --- calls --------------------------------------------------------------------------
 
-    async def _call(
-        self,
-        activity: Callable[[Any], Any],
-        argument: Any,
-        *,
-        until: datetime | None = None,
-        budget: timedelta | None = None,
-    ) -> Any:
-        """One provider activity: its result, `_Refused` (never retried) or `_GaveUp`
-        (still failing when the budget ran out: until `until`, or for `budget`)."""
-        if until is not None:
-            budget = max(until - workflow.now(), timedelta(seconds=1))
-        assert budget is not None
-        state = self._state
-        assert state is not None
-        try:
-            return await workflow.execute_activity(
-                activity,
-                argument,
-                task_queue=temporal.providers_queue(workflow.info().task_queue),
-                start_to_close_timeout=timedelta(seconds=30),
-                schedule_to_close_timeout=budget,
-                retry_policy=_retry(),
-            )
-        except ActivityError as error:
-            cause = error.cause
-            while isinstance(cause, ActivityError):
-                cause = cause.cause
-            if isinstance(cause, ApplicationError) and cause.type in (
-                ProviderCallError.PROVIDER_REFUSED,
-                ProviderCallError.PROVIDER_NOT_SUPPORTED,
-            ):
-                return _Refused(_refusal(state.provider.provider_name, cause))
-            message = str(cause) if cause is not None else str(error)
-            return _GaveUp(f"{state.provider.provider_name} unavailable: {message}")
+def _local_code(state: IntentState) -> str | None:
+    """The provider code the activity needs to call an in-process connector without
+    opening its account; None for a network connector (the account says which)."""
+    if calls.call_mode(state.provider) is CallMode.REMOTE:
+        return None
+    return state.provider.provider_code
 
 
-def _refusal(provider_name: str, error: ApplicationError) -> str:
-    """The provider's reason in our words, with the fields it names as our pointers
-    (into the account's metadata), so a client can say which field to fix."""
-    details = error.details[0] if error.details and isinstance(error.details[0], dict) else {}
-    fields = details.get("fields") or {}
-    named = "; ".join(f"{pointer}: {reason}" for pointer, reason in sorted(fields.items()))
-    return f"{provider_name}: {error.message}" + (f" ({named})" if named else "")
+def _poll_first(state: IntentState) -> timedelta:
+    return timedelta(seconds=state.provider.poll_first_seconds)
 
 
-def provider_event_id(provider_reference: str, event_type: ProviderEventType) -> str:
-    """One id per (transfer, event type): the poll and the webhook report the same step
-    under the same id, so it applies once."""
-    return f"{provider_reference}:{event_type.value}"
+def _poll_next(state: IntentState, delay: timedelta) -> timedelta:
+    """The delay after `delay` ran out with nothing moving: doubled, up to the maximum."""
+    return min(delay * 2, timedelta(seconds=state.provider.poll_max_seconds))
 
 
 def _moved(state: IntentState) -> Callable[[], bool]:
@@ -425,10 +426,14 @@ def _ready(state: IntentState) -> bool:
 def _unmatched(state: IntentState, event: ProviderEvent) -> str | None:
     if lifecycle.is_terminal(state):
         return f"a deposit arrived for a {state.status.value.lower()} intent: refund it"
-    if event.received_amount is not None and event.received_amount != state.amount:
+    if event.received_amount is None:
+        return None
+    # Compared as money: an amount in another currency never matches the order.
+    received = (event.received_amount, event.received_currency or state.currency_code)
+    if received != (state.amount, state.currency_code):
         return (
-            f"received {event.received_amount} {state.currency_code}, the order is for "
-            f"{state.amount}: refund or settle it by hand"
+            f"received {received[0]} {received[1]}, the order is for "
+            f"{state.amount} {state.currency_code}: refund or settle it by hand"
         )
     return None
 
