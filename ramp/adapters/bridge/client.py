@@ -46,6 +46,11 @@ log = logging.getLogger(__name__)
 # Bridge answers in well under a second; a slow answer is an outage, retried later.
 TIMEOUT = httpx.Timeout(15.0, connect=5.0)
 
+# The most of an answer's body read (decoded): Bridge's largest answers (lists of 100)
+# are tens of KB. A base URL may be an account's override: an endless or gzip-bombed
+# body must not fill the worker's memory.
+MAX_RESPONSE_BYTES = 4 * 1024 * 1024
+
 # Maps Bridge's field key ("account.routing_number") to our JSON pointer, or None.
 FieldMapper = Callable[[str], str | None]
 
@@ -195,8 +200,8 @@ class BridgeClient:
         fields: FieldMapper | None = None,
     ) -> Any:
         try:
-            response = await self._http.request(
-                method, path, params=params, json=json, headers=headers
+            response = await self._bounded(
+                self._http.build_request(method, path, params=params, json=json, headers=headers)
             )
         except httpx.TimeoutException as exc:
             log.warning("bridge %s %s timed out", method, path)
@@ -215,3 +220,25 @@ class BridgeClient:
             except ValueError:
                 raise ProviderUnavailable("Bridge answered with a body that is not JSON") from None
         raise _classify(response, fields)
+
+    async def _bounded(self, request: httpx.Request) -> httpx.Response:
+        """The answer, its body read up to MAX_RESPONSE_BYTES (ProviderUnavailable past)."""
+        response = await self._http.send(request, stream=True)
+        try:
+            body = bytearray()
+            async for chunk in response.aiter_bytes():
+                body += chunk
+                if len(body) > MAX_RESPONSE_BYTES:
+                    log.warning("bridge %s %s: answer over %d bytes", request.method,
+                                request.url.path, MAX_RESPONSE_BYTES)  # fmt: skip
+                    raise ProviderUnavailable(
+                        f"Bridge answered with a body over {MAX_RESPONSE_BYTES} bytes"
+                    )
+        finally:
+            await response.aclose()
+        # The body as read (decoded): the answer as `request()` would have given it.
+        headers = [(k, v) for k, v in response.headers.multi_items()
+                   if k.lower() not in ("content-encoding", "content-length")]  # fmt: skip
+        return httpx.Response(
+            response.status_code, headers=headers, content=bytes(body), request=request
+        )
