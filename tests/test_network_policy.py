@@ -207,6 +207,10 @@ REFUSED_EVERYWHERE = [
     "http://[ff02::1]/hooks",
     "http://0.0.0.0:8080/hooks",
     "http://127.0.0.1:99999/hooks",
+    # What urlsplit drops before parsing (so it judged another URL than the one stored).
+    "http://hooks.exam\tple.com/hooks",
+    "http://127.0.0.1\n.example.com/hooks",
+    "https://hooks.example.com/a b",
 ]
 
 

@@ -116,6 +116,10 @@ class NetworkPolicy:
         """The URL split, if it is an absolute http(s) URL this policy lets us request;
         UrlRefused (naming `field`) otherwise. Names are checked again, resolved, when
         the request is made."""
+        if any(ch.isspace() or not ch.isprintable() for ch in url):
+            # urlsplit drops tabs and newlines before it parses (as browsers do) and
+            # would judge another URL than the one stored and later requested.
+            raise UrlRefused(f"{field} must not contain spaces or control characters")
         parts = urlsplit(url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise UrlRefused(f"{field} must be an absolute http(s) URL")
