@@ -164,6 +164,9 @@ def id_token(subject: str) -> str:
         ("fd00:ec2::254", False, False),
         ("100.100.100.200", False, False),
         ("64:ff9b::a9fe:a9fe", False, False),
+        # Local-use NAT64 around metadata: at the /96 place, and at the /48 one.
+        ("64:ff9b:1::a9fe:a9fe", False, False),
+        ("64:ff9b:1:a9fe:a9:fe00::", False, False),
         ("224.0.0.1", False, False),
         ("ff02::1", False, False),
         ("255.255.255.255", False, False),
