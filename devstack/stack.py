@@ -230,6 +230,13 @@ class DevStack:
                     "  Stop with Ctrl-C.",
                 ]
             )
+        # The commands' own default is ./.ramp (or RAMP_DATA_DIR): another data dir is
+        # named, or `org create` would make an organization in a database this stack
+        # never reads, with a setup link to another port.
+        default_dir = Path(os.environ.get("RAMP_DATA_DIR", ".ramp")).absolute()
+        named_dir = f" --data-dir {self.data_dir}"
+        if self.data_dir.absolute() == default_dir:
+            named_dir = ""
         return "\n".join(
             [
                 f"sandbox is ready ({took:.1f} s after start)",
@@ -237,7 +244,7 @@ class DevStack:
                 f"  Health:             {self.api_url}/healthz",
                 f"  Temporal UI:        {ui}",
                 f"  Dashboard:          {self.api_url}/dashboard "
-                f"(first: {ramp} org create --name NAME --owner-email EMAIL,",
+                f"(first: {ramp} org create --name NAME --owner-email EMAIL{named_dir},",
                 "                      which gets the demo project)",
                 f"  Demo project id:    {demo.project_id}",
                 f"  Demo client id:     {demo.client_id}",

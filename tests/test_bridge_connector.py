@@ -520,3 +520,87 @@ def test_bridge_published_signature_test_data_verifies() -> None:
         verify_signature(headers, BRIDGE_TEST_BODY + b" ", BRIDGE_TEST_KEY, now=signed_at)
     with pytest.raises(WebhookRejected, match="stale"):  # signed in January 2024
         verify_signature(headers, BRIDGE_TEST_BODY, BRIDGE_TEST_KEY)
+
+
+async def test_an_answer_too_large_is_an_outage_not_a_full_memory() -> None:
+    """A base URL may be an account's override: an answer past MAX_RESPONSE_BYTES (here
+    valid JSON, endless in spirit) is refused as the provider's failure, read no
+    further; before, the client read it whole and handed it on."""
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import Response, StreamingResponse
+    from starlette.routing import Route
+
+    from ramp.adapters.bridge.client import MAX_RESPONSE_BYTES, BridgeClient
+    from tests.helpers.servers import served_over_http
+
+    async def huge(request: Request) -> Response:
+        async def body() -> AsyncIterator[bytes]:
+            yield b'{"data": "'
+            for _ in range(2 * MAX_RESPONSE_BYTES // 65536):
+                yield b"x" * 65536
+            yield b'"}'
+
+        return StreamingResponse(body(), media_type="application/json")
+
+    async def small(request: Request) -> Response:
+        return Response(b'{"data": []}', media_type="application/json")
+
+    app = Starlette(routes=[Route("/v0/customers", huge), Route("/v0/small", small)])
+    async with served_over_http(app) as url:
+        raw = {"apiKey": GOOD_KEY, "environment": "sandbox", "baseUrl": f"{url}/v0"}
+        ctx = ProviderContext(
+            provider_account_id="pa_test",
+            credentials=to_credentials(raw),
+            base_url=base_url(raw),
+            webhook_public_key="",
+        )
+        async with BridgeClient(ctx, network=SIMULATOR_NETWORK) as client:
+            assert await client.get("/small") == {"data": []}
+            with pytest.raises(ProviderUnavailable, match="over"):
+                await client.get("/customers")
+
+
+async def test_an_answer_that_drips_ends_within_its_time_bound() -> None:
+    """A body that sends a byte before each read times out (the timeout is per read)
+    held the call, and its activity's worker slot, for as long as the sender went on;
+    the whole exchange now ends within WHOLE_ANSWER_READS read timeouts."""
+    import asyncio
+
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import Response, StreamingResponse
+    from starlette.routing import Route
+
+    from ramp.adapters.bridge.client import BridgeClient
+    from tests.helpers.servers import served_over_http
+
+    read_timeout = 1.0
+    dripping_for = 12 * read_timeout
+
+    async def drip(request: Request) -> Response:
+        async def body() -> AsyncIterator[bytes]:
+            yield b'{"data": "'
+            for _ in range(int(dripping_for / (read_timeout / 4))):
+                await asyncio.sleep(read_timeout / 4)
+                yield b"x"
+            yield b'"}'
+
+        return StreamingResponse(body(), media_type="application/json")
+
+    app = Starlette(routes=[Route("/v0/customers", drip)])
+    async with served_over_http(app) as url:
+        raw = {"apiKey": GOOD_KEY, "environment": "sandbox", "baseUrl": f"{url}/v0"}
+        ctx = ProviderContext(
+            provider_account_id="pa_test",
+            credentials=to_credentials(raw),
+            base_url=base_url(raw),
+            webhook_public_key="",
+        )
+        timeout = httpx.Timeout(read_timeout, connect=read_timeout)
+        async with BridgeClient(ctx, timeout=timeout, network=SIMULATOR_NETWORK) as client:
+            started = time.monotonic()
+            with pytest.raises(ProviderUnavailable, match="in time"):
+                await client.get("/customers")
+            # Given up at the bound (2 read timeouts), long before the sender stopped.
+            assert time.monotonic() - started < dripping_for / 2

@@ -481,3 +481,14 @@ async def test_the_audit_log_pages_through_everything_it_keeps(
     assert "endpoint 179" in second.text
     assert "endpoint 180" not in second.text
     assert "Newest changes" in second.text
+    # An edited page link, or one of another organization's log: a page saying so (it
+    # was the API's JSON envelope, telling a browser to use a Link header).
+    for bad in ("cursor=nope", older.replace("&amp;", "&").split("?", 1)[1]):
+        as_stranger = bad != "cursor=nope"
+        refused = await client.get(
+            f"/dashboard/audit?{bad}",
+            headers=(org.stranger if as_stranger else org.viewer).read,
+        )
+        assert refused.status_code == 400, bad
+        assert refused.headers["content-type"].startswith("text/html"), refused.text
+        assert "No such page of the audit log" in refused.text

@@ -78,6 +78,17 @@ async def test_webhook_endpoints_in_the_pages_and_a_redelivery(
         )
         assert again.status_code == 303, again.text
         await hooks.wait_for(lambda received: len(received) >= 2)
+        # The log pages (it stopped at the latest 100, `limit` ignored, no cursor): one a
+        # page, the next through a signed cursor bound to this project's log.
+        everything = (await client.get(deliveries, headers=owner.read)).json()
+        assert len(everything) >= 2
+        first = await client.get(f"{deliveries}?limit=1", headers=owner.read)
+        assert [d["id"] for d in first.json()] == [everything[0]["id"]]
+        following = first.headers["link"].split(";")[0].strip("<>")
+        second = await client.get(following, headers=owner.read)
+        assert [d["id"] for d in second.json()] == [everything[1]["id"]]
+        crafted = await client.get(f"{deliveries}?cursor=nope", headers=owner.read)
+        assert_envelope(crafted, 400, "INVALID_CURSOR")
 
         disabled = await _form(client, owner, path, action="disable")
         assert disabled.status_code == 303

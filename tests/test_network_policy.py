@@ -164,6 +164,9 @@ def id_token(subject: str) -> str:
         ("fd00:ec2::254", False, False),
         ("100.100.100.200", False, False),
         ("64:ff9b::a9fe:a9fe", False, False),
+        # Local-use NAT64 around metadata: at the /96 place, and at the /48 one.
+        ("64:ff9b:1::a9fe:a9fe", False, False),
+        ("64:ff9b:1:a9fe:a9:fe00::", False, False),
         ("224.0.0.1", False, False),
         ("ff02::1", False, False),
         ("255.255.255.255", False, False),
@@ -207,6 +210,10 @@ REFUSED_EVERYWHERE = [
     "http://[ff02::1]/hooks",
     "http://0.0.0.0:8080/hooks",
     "http://127.0.0.1:99999/hooks",
+    # What urlsplit drops before parsing (so it judged another URL than the one stored).
+    "http://hooks.exam\tple.com/hooks",
+    "http://127.0.0.1\n.example.com/hooks",
+    "https://hooks.example.com/a b",
 ]
 
 

@@ -8,8 +8,10 @@ import subprocess
 from pathlib import Path
 
 import httpx
+import pytest
 
 from bench.sandbox import SandboxProcess, descendants
+from devstack.stack import DemoCredentials, DevStack
 from ramp.config import Settings
 from tests.helpers.cli import ramp
 
@@ -106,3 +108,29 @@ def test_commands_reach_the_database_of_a_stack_started_with_database_url(
         code, left = dev.interrupt()
     assert code == 0, dev.log
     assert left == []
+
+
+def test_banner_names_the_data_dir_the_org_command_must_use(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`ramp org create` as the banner prints it reaches the running stack's database: a
+    sandbox on another data dir than the commands' default names it (without it, the
+    command made an organization in ./.ramp, with a setup link to port 8000)."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("RAMP_DATA_DIR", raising=False)
+    demo = DemoCredentials("project", "ci_sandbox_x", "sk_sandbox_x")
+
+    def first_command(data_dir: Path) -> str:
+        stack = DevStack("127.0.0.1", 8100, 7300, 8300, None, data_dir)
+        named = re.search(r"first: (.*),\n", stack.banner(demo, 1.0))
+        assert named, stack.banner(demo, 1.0)
+        return named.group(1)
+
+    elsewhere = tmp_path / "walk"
+    assert first_command(elsewhere).endswith(
+        f"org create --name NAME --owner-email EMAIL --data-dir {elsewhere}"
+    )
+    # The default data dir needs no option (the README's banner).
+    assert first_command(Path(".ramp").absolute()).endswith(
+        "org create --name NAME --owner-email EMAIL"
+    )

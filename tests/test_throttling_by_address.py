@@ -374,3 +374,42 @@ async def test_a_right_password_takes_back_its_attempt(
                 assert (await owner.post("/dashboard/login", data=typo)).status_code == 401
             right = login_form(OWNER_EMAIL, PASSWORD)
             assert (await owner.post("/dashboard/login", data=right)).status_code == 303
+
+
+async def test_a_password_step_sets_no_wait_for_the_code_that_follows(
+    service_settings: Settings, sessions: async_sessionmaker[AsyncSession]
+) -> None:
+    """An owner with a second factor who mistyped the password (the free tries): the
+    right password alone, then the code. The password step was counted, set the next
+    wait on the owner's own address and was taken back, but the wait stayed: the code
+    that followed was refused `429`."""
+    link = await new_organization(sessions, OWNER_EMAIL)
+    right = login_form(OWNER_EMAIL, PASSWORD)
+    async with (
+        served_over_http(create_app(service_settings)) as base,
+        client_bound_to(base, OWNER) as owner,
+    ):
+        member = await join(owner, link)
+        page = await owner.get("/dashboard/security", headers=member.read)
+        found = re.search(r'id="totp-seed">([A-Z2-7]+)<', page.text)
+        assert found
+        seed = found.group(1)
+        enrolled = await owner.post(
+            "/dashboard/security",
+            data={
+                "csrf_token": member.csrf,
+                "action": "enroll",
+                "seed": seed,
+                "code": pyotp.TOTP(seed).now(),
+            },
+            headers=member.read,
+        )
+        assert enrolled.status_code == 303, enrolled.text
+        for _ in range(3):  # the free tries, all typos
+            typo = login_form(OWNER_EMAIL, PASSWORD + "!")
+            assert (await owner.post("/dashboard/login", data=typo)).status_code == 401
+        asked = await owner.post("/dashboard/login", data=right)
+        assert asked.status_code == 401
+        assert 'id="totp"' in asked.text
+        coded = await owner.post("/dashboard/login", data={**right, "totp": pyotp.TOTP(seed).now()})
+        assert coded.status_code == 303, coded.text

@@ -21,6 +21,7 @@ from api.dashboard.schemas import (
     RotatedSecretResource,
     TrustIssuer,
 )
+from api.pagination import next_page_url, page_request
 from api.render import json_list, json_resource
 from api.schemas import (
     CreateWebhookEndpoint,
@@ -30,12 +31,14 @@ from api.schemas import (
 )
 from api.services import services
 from api.webhooks import _delivery, _endpoint
-from ramp.db.keyset import PageRequest
 from ramp.organizations import intents_view, project_admin
 from ramp.organizations.intents_view import filters_from
 from ramp.security.encryption import SecretBox
 from ramp.webhooks import delivery_log, endpoints
 from ramp.webhooks.delivery_log import DeliveryFilters
+
+# Deliveries per page of the admin API's delivery log (`limit` takes 1 to 100).
+DELIVERY_PAGE_SIZE = 100
 
 
 def _project_id(request: Request) -> str:
@@ -164,13 +167,26 @@ async def list_deliveries(request: Request) -> Response:
     app = services(request)
     async with app.db() as session:
         found = await project_admin.project(session, who.principal, _project_id(request))
+    intent_id = request.query_params.get("intentId")
+    # Paged as every list (it used to stop at the latest 100, with no way further back);
+    # 100 a page by default, as before.
     page = await delivery_log.delivery_page(
         app.db,
         found.id,
-        DeliveryFilters(intent_id=request.query_params.get("intentId")),
-        PageRequest(limit=100, after=None),
+        DeliveryFilters(intent_id=intent_id),
+        page_request(request, owner=found.id, default_size=DELIVERY_PAGE_SIZE),
     )
-    return json_list(_delivery(logged.delivery, logged.attempts) for logged in page.items)
+    link = next_page_url(
+        request,
+        page.after,
+        {"intentId": intent_id} if intent_id else None,
+        owner=found.id,
+        default_size=DELIVERY_PAGE_SIZE,
+    )
+    return json_list(
+        (_delivery(logged.delivery, logged.attempts) for logged in page.items),
+        headers={} if link is None else {"Link": f'<{link}>; rel="next"'},
+    )
 
 
 async def redeliver(request: Request) -> Response:

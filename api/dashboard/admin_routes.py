@@ -17,6 +17,14 @@ from api.operations import CURSOR, LIMIT, ApiRoute, Operation, path_parameter, q
 PROJECT = path_parameter("projectId", "A project of the caller's organization")
 PROVIDER = (PROJECT, path_parameter("provider", "A provider's code, e.g. BRIDGE"))
 
+# The delivery log pages 100 at a time unless asked for less.
+_DELIVERY_LIMIT = {
+    "name": "limit",
+    "in": "query",
+    "required": False,
+    "schema": {"type": "integer", "minimum": 1, "maximum": 100, "default": 100},
+}
+
 
 def _route(
     method: str,
@@ -157,9 +165,16 @@ ADMIN_ROUTES: list[ApiRoute] = [
         "/projects/{projectId}/webhook-deliveries",
         projects.list_deliveries,
         "adminListWebhookDeliveries",
-        "The latest 100 deliveries, newest first",
+        "The deliveries, newest first, paginated (100 a page unless `limit` says less)",
         item=schemas.WebhookDeliveryResource,
-        parameters=(PROJECT, query_filter("intentId", "Only this intent's")),
+        parameters=(
+            PROJECT,
+            _DELIVERY_LIMIT,
+            CURSOR,
+            query_filter("intentId", "Only this intent's"),
+        ),
+        errors=(400,),
+        headers=(("Link", 'The next page: `<...?limit=N&cursor=...>; rel="next"`'),),
     ),
     _route(
         "POST",

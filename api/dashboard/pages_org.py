@@ -9,6 +9,7 @@ from starlette.responses import Response
 
 from api.dashboard.principal import Acting
 from api.dashboard.rendering import field, logged_in, page, posted, redirect, render
+from api.errors import ApiError
 from api.pagination import next_page_url, page_request
 from api.services import services
 from ramp.db.tables import Organization
@@ -133,11 +134,16 @@ async def revoke_key(request: Request) -> Response:
 async def audit_page(request: Request) -> Response:
     who, organization = await logged_in(request)
     organization_id = who.principal.organization_id
-    found = await audit.page(
-        services(request).db,
-        organization_id,
-        page_request(request, owner=organization_id, default_size=AUDIT_PAGE_SIZE),
-    )
+    try:
+        wanted = page_request(request, owner=organization_id, default_size=AUDIT_PAGE_SIZE)
+    except ApiError:
+        # A page link edited or of another organization: a page, not the API's envelope.
+        refusal = {
+            "title": "No such page of the audit log",
+            "message": "This link is not one the audit log gave: start from its newest page.",
+        }
+        return render(request, "error.html", refusal, 400, who, organization)
+    found = await audit.page(services(request).db, organization_id, wanted)
     async with services(request).db() as session:
         projects = await project_admin.list_projects(session, who.principal)
     context = {

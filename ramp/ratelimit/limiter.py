@@ -78,7 +78,8 @@ class Limiter(ABC):
 
     @abstractmethod
     async def forgive(self, key: str) -> None:
-        """Takes one attempt of `key` back (it turned out not to be a failure)."""
+        """Takes one attempt of `key` back (it turned out not to be a failure), with
+        the hold it set."""
 
     @abstractmethod
     async def forget(self, key: str) -> None:
@@ -141,6 +142,9 @@ class MemoryLimiter(Limiter):
         count, closes_at = self._windows.get(key, (0, 0.0))
         if count > 0 and closes_at > time.monotonic():
             self._windows[key] = (count - 1, closes_at)
+        # The hold the attempt set goes with it (an attempt is counted only while no
+        # hold is on): else the next step of a login (its code) waits for a right password.
+        self._holds.pop(key, None)
 
     async def forget(self, key: str) -> None:
         self._windows.pop(key, None)

@@ -64,11 +64,13 @@ for i = 1, #KEYS, 2 do
 end
 return 0
 """
-# KEYS[1] the attempts: one taken back, if the window is still open.
+# KEYS[1] the attempts: one taken back, if the window is still open; KEYS[2] the hold
+# that attempt set, lifted.
 _FORGIVE = """
 if tonumber(redis.call('GET', KEYS[1]) or '0') > 0 then
   redis.call('DECR', KEYS[1])
 end
+redis.call('DEL', KEYS[2])
 return 0
 """
 # A request waits at most this long for Redis before it is let through.
@@ -124,7 +126,7 @@ class RedisLimiter(Limiter):
 
     async def forgive(self, key: str) -> None:
         try:
-            await self._forgive(keys=[self._prefix + key])
+            await self._forgive(keys=[self._prefix + key, self._prefix + key + ":hold"])
         except (RedisError, OSError) as error:
             self._warn(error)
 

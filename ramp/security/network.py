@@ -99,8 +99,11 @@ class NetworkPolicy:
         if any(address in network for network in self.extra_networks):
             return True
         if isinstance(address, ipaddress.IPv6Address) and address in _NAT64_LOCAL:
-            # Local-use NAT64 (RFC 8215): the embedded address can sit anywhere in it.
-            return self.local_allowed
+            # Local-use NAT64 (RFC 8215): local at most, and the IPv4 address it carries
+            # judged at the /96 place (its last 32 bits). Any of RFC 6052's other places
+            # leaves the suffix there, zero ("this network"): refused, as is metadata.
+            inner_96 = ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
+            return self.local_allowed and self.permits(inner_96)
         inner = _embedded_ipv4(address)
         if inner is not None:
             return self.permits(inner)
@@ -116,6 +119,10 @@ class NetworkPolicy:
         """The URL split, if it is an absolute http(s) URL this policy lets us request;
         UrlRefused (naming `field`) otherwise. Names are checked again, resolved, when
         the request is made."""
+        if any(ch.isspace() or not ch.isprintable() for ch in url):
+            # urlsplit drops tabs and newlines before it parses (as browsers do) and
+            # would judge another URL than the one stored and later requested.
+            raise UrlRefused(f"{field} must not contain spaces or control characters")
         parts = urlsplit(url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise UrlRefused(f"{field} must be an absolute http(s) URL")

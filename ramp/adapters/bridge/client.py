@@ -21,6 +21,7 @@ data and account numbers travel in those.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -45,6 +46,15 @@ log = logging.getLogger(__name__)
 
 # Bridge answers in well under a second; a slow answer is an outage, retried later.
 TIMEOUT = httpx.Timeout(15.0, connect=5.0)
+
+# The most of an answer's body read (decoded): Bridge's largest answers (lists of 100)
+# are tens of KB. A base URL may be an account's override: an endless or gzip-bombed
+# body must not fill the worker's memory.
+MAX_RESPONSE_BYTES = 4 * 1024 * 1024
+# The whole exchange (connect, send, every read) ends within this many times the read
+# timeout: a timeout per read alone lets a body that drips a byte at a time hold an
+# activity, and its worker slot, for as long as the sender likes.
+WHOLE_ANSWER_READS = 2
 
 # Maps Bridge's field key ("account.routing_number") to our JSON pointer, or None.
 FieldMapper = Callable[[str], str | None]
@@ -141,6 +151,7 @@ class BridgeClient:
         network: NetworkPolicy = PUBLIC_ONLY,
     ) -> None:
         self._base_url = ctx.base_url.rstrip("/")
+        self._answer_seconds = WHOLE_ANSWER_READS * (timeout.read or TIMEOUT.read or 15.0)
         # The base URL may be an account's override: it reaches only what the network
         # policy permits, checked on the address each connection is made to.
         self._http = outbound.async_client(
@@ -195,10 +206,13 @@ class BridgeClient:
         fields: FieldMapper | None = None,
     ) -> Any:
         try:
-            response = await self._http.request(
-                method, path, params=params, json=json, headers=headers
-            )
-        except httpx.TimeoutException as exc:
+            async with asyncio.timeout(self._answer_seconds):
+                response = await self._bounded(
+                    self._http.build_request(
+                        method, path, params=params, json=json, headers=headers
+                    )
+                )
+        except (httpx.TimeoutException, TimeoutError) as exc:
             log.warning("bridge %s %s timed out", method, path)
             raise ProviderUnavailable(
                 f"Bridge did not answer in time ({type(exc).__name__})"
@@ -215,3 +229,25 @@ class BridgeClient:
             except ValueError:
                 raise ProviderUnavailable("Bridge answered with a body that is not JSON") from None
         raise _classify(response, fields)
+
+    async def _bounded(self, request: httpx.Request) -> httpx.Response:
+        """The answer, its body read up to MAX_RESPONSE_BYTES (ProviderUnavailable past)."""
+        response = await self._http.send(request, stream=True)
+        try:
+            body = bytearray()
+            async for chunk in response.aiter_bytes():
+                body += chunk
+                if len(body) > MAX_RESPONSE_BYTES:
+                    log.warning("bridge %s %s: answer over %d bytes", request.method,
+                                request.url.path, MAX_RESPONSE_BYTES)  # fmt: skip
+                    raise ProviderUnavailable(
+                        f"Bridge answered with a body over {MAX_RESPONSE_BYTES} bytes"
+                    )
+        finally:
+            await response.aclose()
+        # The body as read (decoded): the answer as `request()` would have given it.
+        headers = [(k, v) for k, v in response.headers.multi_items()
+                   if k.lower() not in ("content-encoding", "content-length")]  # fmt: skip
+        return httpx.Response(
+            response.status_code, headers=headers, content=bytes(body), request=request
+        )
