@@ -140,6 +140,34 @@ def async_client(policy: NetworkPolicy, **options: Any) -> httpx.AsyncClient:
     )
 
 
+class ResponseTooLarge(Exception):
+    """An answer's body went past the bound its caller set (the message says the bound)."""
+
+
+async def send_bounded(
+    client: httpx.AsyncClient, request: httpx.Request, *, max_bytes: int
+) -> httpx.Response:
+    """`request` sent through `client`, its body read up to `max_bytes` (as decoded):
+    `ResponseTooLarge` past it. Every network provider's client reads its answers
+    through this, since an account's owner may choose the base URL: no answer fills a
+    worker's memory. The response returned holds the body as read."""
+    response = await client.send(request, stream=True)
+    try:
+        body = bytearray()
+        async for chunk in response.aiter_bytes():
+            body += chunk
+            if len(body) > max_bytes:
+                raise ResponseTooLarge(f"an answer over {max_bytes} bytes")
+    finally:
+        await response.aclose()
+    # Decoded already: the headers that described the encoded body no longer apply.
+    headers = [(k, v) for k, v in response.headers.multi_items()
+               if k.lower() not in ("content-encoding", "content-length")]  # fmt: skip
+    return httpx.Response(
+        response.status_code, headers=headers, content=bytes(body), request=request
+    )
+
+
 class FetchFailed(Exception):
     """A bounded fetch did not give a document (the message says why, never the body)."""
 

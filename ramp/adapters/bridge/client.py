@@ -232,22 +232,11 @@ class BridgeClient:
 
     async def _bounded(self, request: httpx.Request) -> httpx.Response:
         """The answer, its body read up to MAX_RESPONSE_BYTES (ProviderUnavailable past)."""
-        response = await self._http.send(request, stream=True)
         try:
-            body = bytearray()
-            async for chunk in response.aiter_bytes():
-                body += chunk
-                if len(body) > MAX_RESPONSE_BYTES:
-                    log.warning("bridge %s %s: answer over %d bytes", request.method,
-                                request.url.path, MAX_RESPONSE_BYTES)  # fmt: skip
-                    raise ProviderUnavailable(
-                        f"Bridge answered with a body over {MAX_RESPONSE_BYTES} bytes"
-                    )
-        finally:
-            await response.aclose()
-        # The body as read (decoded): the answer as `request()` would have given it.
-        headers = [(k, v) for k, v in response.headers.multi_items()
-                   if k.lower() not in ("content-encoding", "content-length")]  # fmt: skip
-        return httpx.Response(
-            response.status_code, headers=headers, content=bytes(body), request=request
-        )
+            return await outbound.send_bounded(self._http, request, max_bytes=MAX_RESPONSE_BYTES)
+        except outbound.ResponseTooLarge:
+            log.warning("bridge %s %s: answer over %d bytes", request.method,
+                        request.url.path, MAX_RESPONSE_BYTES)  # fmt: skip
+            raise ProviderUnavailable(
+                f"Bridge answered with a body over {MAX_RESPONSE_BYTES} bytes"
+            ) from None
