@@ -12,10 +12,12 @@ __all__ = ["AmountProblem", "check_amount", "parse_amount"]
 
 def check_amount(
     amount: Decimal, currency: Currency, limits: AmountLimits, provider_id: str
-) -> Money:
-    """The money, once it fits the currency's precision and the provider's limits."""
+) -> None:
+    """Raises AmountProblem unless `amount` fits the currency's precision and the
+    provider's limits. A check only: the order's `Money` is built where the transaction
+    is ordered (TransactionOrder), from the same amount and currency."""
     # Checked again as the API checked the string: the workflow's input is not trusted.
-    money = Money.parse(format_amount(amount), currency.code)
+    Money.parse(format_amount(amount), currency.code)
     if not limits.minimum <= amount <= limits.maximum:
         side = "below the minimum" if amount < limits.minimum else "above the maximum"
         raise AmountProblem(
@@ -29,4 +31,3 @@ def check_amount(
                 "providerId": provider_id,
             },
         )
-    return money
