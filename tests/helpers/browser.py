@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 import uvicorn
-from playwright.async_api import Browser, async_playwright
+from playwright.async_api import Browser, async_playwright, expect
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
@@ -37,6 +37,12 @@ CHROMIUM_ARGS = [
     "--disable-sync",
 ]
 OUTPUT = Path(__file__).resolve().parents[2] / "test-output"
+# How long an assertion on a page waits for its condition. Playwright's `expect` waits
+# 5 s by default whatever the page's own default timeout says, and a step that waits on
+# the workflow can take longer than that on a loaded CI machine (seen: a heading after
+# the identity step missed by the 5 s default). Every browser test imports this module.
+ASSERTION_WAIT_MS = 15_000
+expect.set_options(timeout=ASSERTION_WAIT_MS)
 
 
 def require_chromium() -> None:
