@@ -62,7 +62,48 @@ async def throughput(client: httpx.AsyncClient, call: Call, count: int, callers:
     return round(count / (time.perf_counter() - start), 1)
 
 
+# A customer's pair of accounts, as the README's walk registers it.
+ACCOUNTS = {
+    "src": "USD",
+    "dest": "USDC_ETHEREUM",
+    "source": {
+        "rails": "ACH",
+        "currency": "USD",
+        "countryCode": "US",
+        "institutionName": "JPMorgan Chase Bank",
+        "accountIdentifier": {"routingNumber": "021000021", "accountNumber": "000123456789"},
+        "beneficiary": {"name": "Alex Morgan", "taxId": "12-3456789"},
+    },
+    "destination": {
+        "address": "0x742d35Cc6634C0532925a3b844Bc454e4438f44e",
+        "currency": "USDC_ETHEREUM",
+    },
+}
+
+
+async def customer_with_intent(api: str, auth: tuple[str, str]) -> tuple[dict[str, str], str]:
+    """A customer (its bearer headers) with one intent waiting on its compliance plan:
+    what the reads of `GET /v1/intent/{id}` and `GET /v1/intent` find."""
+    async with httpx.AsyncClient(base_url=api, timeout=30) as client:
+        customer = await client.post("/v1/customers", json={"id": "bench-reader"}, auth=auth)
+        headers = {"Authorization": f"Bearer {customer.json()['access_token']}"}
+        pair = await client.post("/v1/customers/external-accounts", json=ACCOUNTS, headers=headers)
+        assert pair.status_code == 201, pair.text
+        created = await client.post(
+            "/v1/intent",
+            json={
+                "srcExternalAccountId": pair.json()["source"]["id"],
+                "destExternalAccountId": pair.json()["destination"]["id"],
+                "amount": "100.00",
+            },
+            headers=headers,
+        )
+        assert created.status_code == 201, created.text
+        return headers, created.json()["intent"]["id"]
+
+
 async def measure(api: str, auth: tuple[str, str], requests: int, callers: int) -> dict[str, Any]:
+    reader, intent_id = await customer_with_intent(api, auth)
     calls: dict[str, Call] = {
         "floor: GET /v1/no-such-path": lambda c, i: c.get("/v1/no-such-path"),
         "GET /v1/currencies/supported": lambda c, i: c.get("/v1/currencies/supported", auth=auth),
@@ -71,6 +112,8 @@ async def measure(api: str, auth: tuple[str, str], requests: int, callers: int) 
             params={"src": "USD", "dest": "USDC_ETHEREUM"},
             auth=auth,
         ),
+        "GET /v1/intent/{id}": lambda c, i: c.get(f"/v1/intent/{intent_id}", headers=reader),
+        "GET /v1/intent (list)": lambda c, i: c.get("/v1/intent", headers=reader),
         "POST /v1/customers (create)": lambda c, i: c.post(
             "/v1/customers", json={"id": f"bench-{i}"}, auth=auth
         ),
