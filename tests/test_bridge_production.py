@@ -36,6 +36,9 @@ from ramp.db.tables import (
 )
 from ramp.db.types import utcnow
 from ramp.external_accounts.lookup import account_details
+from ramp.intents.lifecycle import derived_id, workflow_id
+from ramp.intents.models import ProviderEvent
+from ramp.intents.states import ProviderEventType
 from ramp.intents.workflow_client import IntentWorkflowClient
 from ramp.provider_accounts.service import provider_context
 from ramp.provider_webhooks.service import RETRY_FIRST, relay
@@ -52,6 +55,7 @@ from tests.helpers.production import (
 from tests.helpers.projects import bearer
 from tests.helpers.servers import derive_settings
 from tests.simulators.bridge import BridgeSimulator, Fault, running
+from workflows.intents import IntentWorkflow
 
 WITHIN = 30.0
 
@@ -547,3 +551,42 @@ async def test_a_customer_cancels_a_bridge_intent_until_the_funds_arrive(
     assert refused.json()["code"] == "INTENT_NOT_CANCELLABLE"
     assert refused.json()["details"]["reason"] == "DEPOSIT_RECEIVED"
     assert bridge.transfers[funded["id"]]["state"] == "funds_received"
+
+
+async def test_an_event_that_outruns_the_orders_answer_is_applied_once_the_order_lands(
+    http: httpx.AsyncClient,
+    db: AsyncSession,
+    production: Settings,
+    bridge: BridgeSimulator,
+    temporal_client: Client,
+) -> None:
+    """Bridge reports on the transfer before its answer to our order reaches the
+    workflow (seen when a worker died after the order's answer was projected but before
+    its workflow task completed): the event waits for the transaction instead of being
+    dropped until the next poll, minutes later."""
+    merchant = await connected_project(db, production, bridge)
+    bridge.fail_next(Fault(delay=3.0, path="/v0/transfers"))  # the answer held back
+    token, intent_id = await approved_customer(
+        http, bridge, merchant, "early", "USD", "USDC_ETHEREUM", copy.deepcopy(ACH),
+        wallet("USDC_ETHEREUM"),
+    )  # fmt: skip
+    async with asyncio.timeout(WITHIN):
+        while True:  # until Bridge has the order (and is holding its answer)
+            if bridge.posts("/v0/transfers"):
+                break
+            await asyncio.sleep(0.05)
+    await temporal_client.get_workflow_handle(workflow_id(intent_id)).signal(
+        IntentWorkflow.report_provider_event,
+        ProviderEvent(
+            event_id="early-deposit",
+            transaction_id=derived_id(intent_id, "transaction"),
+            type=ProviderEventType.DEPOSIT_RECEIVED,
+        ),
+    )
+    moved = await wait_for_intent(
+        http, token, intent_id,
+        lambda b: b["transaction"] is not None and b["transaction"]["status"] != "PENDING",
+        within=WITHIN,
+    )  # fmt: skip
+    assert moved["transaction"]["status"] == "IN_PROGRESS"
+    assert moved["intent"]["status"] == "PROCESSING"

@@ -76,11 +76,10 @@ REFUSED = "REFUSED"
 # never in the task that answered an update (see `_close`).
 CLOSE_APART = "close-apart"
 CLOSING_DELAY = timedelta(seconds=1)
-
-# Added with issue 23: the run ends in a workflow task of its own, after CLOSING_DELAY,
-# never in the task that answered an update (see `_close`).
-CLOSE_APART = "close-apart"
-CLOSING_DELAY = timedelta(seconds=1)
+# Added after a CI run of the worker-kill test: a provider event for the transaction
+# the order is placing waits for that transaction, rather than being dropped (see
+# `report_provider_event`).
+EVENT_AWAITS_ORDER = "event-awaits-order"
 
 
 class IntentRun(ProviderFlow, SandboxPath):
@@ -313,7 +312,17 @@ class IntentRun(ProviderFlow, SandboxPath):
         """Progress of the transaction as the provider reports it."""
         await self._until_decided()
         if self._state is not None and self._one_path:
-            await self._apply_event(self._state, event)
+            opened = self._state
+            if _awaits_order(opened, event) and workflow.patched(EVENT_AWAITS_ORDER):
+                # The provider reports on the transfer our order is placing: its answer
+                # has not reached this run yet (the worker that saw it died before
+                # completing its task, or the webhook simply won the race), and Temporal
+                # delivers a signal before an activity's result in one activation.
+                # Dropped, the event would wait for the next poll (minutes).
+                await workflow.wait_condition(
+                    lambda: opened.transaction is not None or lifecycle.is_terminal(opened)
+                )
+            await self._apply_event(opened, event)
             return
         async with self._lock:
             state = self._state
@@ -400,6 +409,16 @@ def _connector(state: IntentState) -> bool:
     provider path already). No history recorded before connectors holds one, so old
     runs never ask the patch."""
     return state.provider.connector and workflow.patched(PROVIDER_CONNECTORS)
+
+
+def _awaits_order(state: IntentState, event: ProviderEvent) -> bool:
+    """Whether `event` is about the transaction this intent's order will create (its
+    derived id) before the order's answer has attached it."""
+    return (
+        state.transaction is None
+        and not lifecycle.is_terminal(state)
+        and event.transaction_id == lifecycle.derived_id(state.id, "transaction")
+    )
 
 
 def _refuse_submission(state: IntentState, submission: StepSubmission) -> None:

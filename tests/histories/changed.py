@@ -11,7 +11,7 @@ from datetime import datetime, timedelta
 from temporalio import workflow
 
 from ramp.intents import cancellation
-from ramp.intents.models import IntentOutcome, IntentRequest, IntentState
+from ramp.intents.models import IntentOutcome, IntentRequest, IntentState, ProviderEvent
 from ramp.webhooks import activities
 from ramp.webhooks.models import AttemptOutcome, DeliveryAttempt, DeliveryOrder, DeliveryStatus
 from workflows.intents import (
@@ -146,6 +146,29 @@ class ClosingInTheAnswerWorkflow(IntentWorkflow):
     @workflow.init
     def __init__(self, request: IntentRequest) -> None:
         self._intent = _ClosingInTheAnswerIntent(request)
+
+    @workflow.run
+    async def run(self, request: IntentRequest) -> IntentOutcome:
+        return await super().run(request)
+
+
+class _EarlyEventDroppedIntent(IntentRun):
+    async def report_provider_event(self, event: ProviderEvent) -> None:
+        # As before `event-awaits-order`: an event ahead of its transaction is dropped.
+        await self._until_decided()
+        if self._state is not None:
+            await self._apply_event(self._state, event)
+
+
+@workflow.defn(name="IntentWorkflow")
+class EarlyEventDroppedWorkflow(IntentWorkflow):
+    """IntentWorkflow that drops a provider event which outruns the order's answer:
+    the recorded history where it waited (intent_bridge_event_outruns_order) must no
+    longer replay."""
+
+    @workflow.init
+    def __init__(self, request: IntentRequest) -> None:
+        self._intent = _EarlyEventDroppedIntent(request)
 
     @workflow.run
     async def run(self, request: IntentRequest) -> IntentOutcome:

@@ -105,7 +105,7 @@ TIME_SKIPPING_PATHS = (
     *(f"one_path_{path}" for path in ONE_PATH_TIME_SKIPPING),
 )
 # Production intents through the Bridge connector: tests/histories/record_connector.py.
-CONNECTOR_PATHS = ("bridge_onramp", "bridge_expired")
+CONNECTOR_PATHS = ("bridge_onramp", "bridge_expired", "bridge_event_outruns_order")
 PATHS = DEV_SERVER_PATHS + TIME_SKIPPING_PATHS + CONNECTOR_PATHS
 # Longer than any intent lifetime the API sets by default (24 hours).
 _PAST_EXPIRY = timedelta(hours=25)

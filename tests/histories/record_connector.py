@@ -10,7 +10,10 @@ providers' worker beside the service's:
 - `bridge_onramp`: KYC and terms links handed off, both approved by a Bridge webhook,
   the transfer placed, funds received and the payment processed by webhooks (dev server);
 - `bridge_expired`: approved, the transfer placed, no deposit: the expiry voids it at
-  Bridge (time-skipping server).
+  Bridge (time-skipping server);
+- `bridge_event_outruns_order`: approved, Bridge holds its answer to the order while a
+  deposit event for that transfer reaches the workflow first; the event waits for the
+  transaction (patch `event-awaits-order`), then the payment is processed (dev server).
 """
 
 from __future__ import annotations
@@ -33,7 +36,9 @@ from devstack.temporal_server import ensure_search_attributes
 from ramp.config import Settings
 from ramp.db.engine import create_engine, session_factory
 from ramp.db.migrate import upgrade
-from ramp.intents.states import IntentStatus
+from ramp.intents.lifecycle import derived_id, workflow_id
+from ramp.intents.models import ProviderEvent
+from ramp.intents.states import IntentStatus, ProviderEventType
 from ramp.security.keys import generated_keys
 from tests.helpers.payments import ACH, register_accounts, wait_for_intent, wallet
 from tests.helpers.production import (
@@ -48,7 +53,7 @@ from tests.helpers.projects import bearer
 from tests.helpers.servers import dev_server
 from tests.histories.record import _PAST_EXPIRY, CONNECTOR_PATHS, Recorded, Stack, _save
 from tests.histories.record import history_file as _history_file
-from tests.simulators.bridge import BridgeSimulator, running
+from tests.simulators.bridge import BridgeSimulator, Fault, running
 
 BIN = Path(sys.executable).parent
 Envelope = dict[str, Any]
@@ -88,7 +93,7 @@ async def bridge_stack(
 
 
 async def _approved(
-    stack: Stack, merchant: Merchant, bridge: BridgeSimulator, name: str
+    stack: Stack, merchant: Merchant, bridge: BridgeSimulator, name: str, placed: bool = True
 ) -> tuple[str, str]:
     token = await customer_token(stack.http, merchant.project, name)
     accounts = await register_accounts(
@@ -110,7 +115,8 @@ async def _approved(
     bridge.set_kyc(link["id"], kyc_status="approved", tos_status="approved")
     answer = await deliver(stack.http, bridge, merchant.webhook_path, "kyc_link", link)
     assert answer.status_code == 200, answer.text
-    await wait_for_intent(stack.http, token, intent_id, lambda b: b["transaction"] is not None)
+    if placed:
+        await wait_for_intent(stack.http, token, intent_id, lambda b: b["transaction"] is not None)
     return token, intent_id
 
 
@@ -141,6 +147,39 @@ async def record_bridge_expired(
     return Recorded(intent_id, IntentStatus.EXPIRED)
 
 
+async def record_bridge_event_outruns_order(
+    stack: Stack, merchant: Merchant, bridge: BridgeSimulator
+) -> Recorded:
+    bridge.fail_next(Fault(delay=3.0, path="/v0/transfers"))  # the answer held back
+    token, intent_id = await _approved(
+        stack, merchant, bridge, "replay-bridge-outrun", placed=False
+    )
+    async with asyncio.timeout(30):
+        while True:  # until Bridge has the order (and holds its answer)
+            if bridge.posts("/v0/transfers"):
+                break
+            await asyncio.sleep(0.05)
+    await stack.temporal.get_workflow_handle(workflow_id(intent_id)).signal(
+        "report_provider_event",
+        ProviderEvent(
+            event_id="early-deposit",
+            transaction_id=derived_id(intent_id, "transaction"),
+            type=ProviderEventType.DEPOSIT_RECEIVED,
+        ),
+    )
+    await wait_for_intent(
+        stack.http, token, intent_id,
+        lambda b: b["transaction"] is not None and b["transaction"]["status"] == "IN_PROGRESS",
+    )  # fmt: skip
+    [transfer] = bridge.transfers.values()
+    bridge.set_state(transfer["id"], "payment_processed")
+    await deliver(stack.http, bridge, merchant.webhook_path, "transfer", transfer)
+    await wait_for_intent(
+        stack.http, token, intent_id, lambda b: b["intent"]["status"] == "COMPLETED"
+    )
+    return Recorded(intent_id, IntentStatus.COMPLETED)
+
+
 async def record(paths: Sequence[str]) -> None:
     with tempfile.TemporaryDirectory(prefix="ramp-histories-") as tmp:
         async with running(BridgeSimulator(api_keys={BRIDGE_KEY})) as bridge:
@@ -151,6 +190,14 @@ async def record(paths: Sequence[str]) -> None:
                 ):
                     recorded = await record_bridge_onramp(stack, merchant, bridge)
                     await _save(stack, "bridge_onramp", recorded)
+            if "bridge_event_outruns_order" in paths:
+                bridge.reset()
+                async with (
+                    dev_server() as env,
+                    bridge_stack(env, Path(tmp) / "outrun", bridge) as (stack, merchant),
+                ):
+                    recorded = await record_bridge_event_outruns_order(stack, merchant, bridge)
+                    await _save(stack, "bridge_event_outruns_order", recorded)
             if "bridge_expired" in paths:
                 async with await WorkflowEnvironment.start_time_skipping(
                     test_server_existing_path=str(BIN / "temporal-test-server")

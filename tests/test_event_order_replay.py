@@ -1,0 +1,52 @@
+"""A provider event that outruns the answer to our order (patch `event-awaits-order`):
+the recorded history carries the patch marker and replays to COMPLETED
+(tests/test_replay.py replays it with its state too); a workflow that drops the early
+event again fails that replay, and histories recorded before the patch replay on the
+new code as they did."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from temporalio.client import WorkflowHistory
+from temporalio.workflow import NondeterminismError
+
+from tests.histories.changed import EarlyEventDroppedWorkflow
+from tests.histories.record import HISTORIES
+from tests.histories.snapshots import replay
+from workflows.intents import EVENT_AWAITS_ORDER, IntentWorkflow
+
+OUTRUN = HISTORIES / "intent_bridge_event_outruns_order.json"
+BEFORE = HISTORIES / "intent_bridge_onramp.json"
+
+
+def _history(file: Path) -> WorkflowHistory:
+    return WorkflowHistory.from_json(file.stem, file.read_text())
+
+
+def _patch_ids(history: WorkflowHistory) -> list[str]:
+    found: list[str] = []
+    for event in history.events:
+        if event.HasField("marker_recorded_event_attributes"):
+            details = event.marker_recorded_event_attributes.details
+            if "patch-data" in details:
+                found += [p.data.decode() for p in details["patch-data"].payloads]
+    return found
+
+
+def test_the_recorded_outrun_carries_the_patch_marker_and_older_histories_do_not() -> None:
+    assert any(f'"id":"{EVENT_AWAITS_ORDER}"' in p for p in _patch_ids(_history(OUTRUN)))
+    assert not any(EVENT_AWAITS_ORDER in p for p in _patch_ids(_history(BEFORE)))
+
+
+async def test_the_early_event_is_applied_once_the_order_lands() -> None:
+    replayed = await replay(_history(OUTRUN), IntentWorkflow)
+    assert replayed.result.status == "COMPLETED"
+
+
+async def test_dropping_the_early_event_again_fails_the_replay() -> None:
+    with pytest.raises(NondeterminismError):
+        await replay(_history(OUTRUN), EarlyEventDroppedWorkflow)
+    replayed = await replay(_history(BEFORE), EarlyEventDroppedWorkflow)
+    assert replayed.result.status == "COMPLETED"
