@@ -97,7 +97,9 @@ class SandboxProcess:
     def log(self) -> str:
         return "".join(self.output)
 
-    def credentials(self, timeout: float = 60) -> tuple[str, str]:
+    # Two minutes: a start is 5 s on a quiet machine, but CI has seen more than 60 s on
+    # a loaded one (a Temporal server, migrations and three processes to start).
+    def credentials(self, timeout: float = 120) -> tuple[str, str]:
         """The demo project's client id and secret, once the sandbox says it is ready."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
@@ -109,7 +111,7 @@ class SandboxProcess:
             time.sleep(0.1)
         raise TimeoutError("ramp dev did not print its banner:\n" + self.log)
 
-    def ready(self, banner: str, timeout: float = 60) -> None:
+    def ready(self, banner: str, timeout: float = 120) -> None:
         """Until `ramp dev` prints `banner` (its first line once healthy)."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
