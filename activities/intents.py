@@ -70,6 +70,7 @@ from ramp.projects import routing_accounts
 from ramp.quotes.accounts import ConnectorQuoter
 from ramp.quotes.partner_fee import partner_fee_bps
 from ramp.quotes.receipt import order_receipt
+from ramp.routing.health import routable
 from ramp.temporal import application_error
 from ramp.webhooks.outbox import WebhookOutbox
 
@@ -101,14 +102,23 @@ class IntentActivities:
             source, destination = await _accounts(session, request)
             routing = await routing_accounts(session, request.project_id)
         providers = [provider for provider, _ in routing]
+        account_of = {provider.code: account for provider, account in routing}
         src = account_facts(source)
         dest = account_facts(destination)
         eligible, rejected = eligible_providers(providers, src, dest)
+        # A DOWN account is out of routing until its probe (ramp/routing/health.py).
+        async with self._db() as session:
+            _, down = await routable(session, [account_of[p.code] for p in eligible])
+        for provider in eligible:
+            if account_of[provider.code] in down:
+                rejected[provider.code] = [down[account_of[provider.code]]]
+        eligible = [p for p in eligible if p.code not in rejected]
         if not eligible:
             raise application_error(
                 InvalidInput(
                     IntentError.NO_ELIGIBLE_PROVIDER,
-                    "no provider can handle the requested external accounts",
+                    "no provider can handle the requested external accounts"
+                    + (" now: every eligible provider is DOWN" if down else ""),
                     {
                         "providers": [
                             {
@@ -118,11 +128,13 @@ class IntentActivities:
                             }
                             for p in providers
                         ],
-                        "remedy": "enable more providers for the project",
+                        "remedy": "try again later, or enable more providers for the project"
+                        if down
+                        else "enable more providers for the project",
                     },
                 )
             )
-        chosen = _preferred(request.provider_id, eligible, src, dest) or eligible[0]
+        chosen = _preferred(request.provider_id, eligible, src, dest, rejected) or eligible[0]
         corridor = matching_corridor(chosen, src, dest)
         assert corridor is not None  # eligible means a corridor matched
         currency = currency_by_code(source.currency_code)
@@ -305,7 +317,11 @@ async def _accounts(
 
 
 def _preferred(
-    provider_id: str | None, eligible: Sequence[Provider], src: AccountFacts, dest: AccountFacts
+    provider_id: str | None,
+    eligible: Sequence[Provider],
+    src: AccountFacts,
+    dest: AccountFacts,
+    rejected: dict[str, list[str]],
 ) -> Provider | None:
     if provider_id is None:
         return None
@@ -318,9 +334,11 @@ def _preferred(
         "eligibleProviderIds": [p.id for p in eligible],
     }
     if known is not None:
-        details["reasons"] = ineligibility_reasons(known, src, dest) or [
-            "provider is not enabled for this project"
-        ]
+        details["reasons"] = (
+            rejected.get(known.code)
+            or ineligibility_reasons(known, src, dest)
+            or ["provider is not enabled for this project"]
+        )
     raise application_error(
         InvalidInput(
             IntentError.PROVIDER_NOT_ELIGIBLE,

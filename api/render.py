@@ -118,8 +118,9 @@ def _side(side: AccountSide) -> AccountSideResource:
     )
 
 
-def provider_resource(provider: Provider) -> ProviderResource:
+def provider_resource(provider: Provider, status: str = "HEALTHY") -> ProviderResource:
     return ProviderResource(
+        status=status,
         id=provider.id,
         code=provider.code,
         name=provider.name,

@@ -174,6 +174,9 @@ class ProviderCallError(StrEnum):
     PROVIDER_NOT_SUPPORTED = "PROVIDER_NOT_SUPPORTED"
     # Never retried, and the intent stays as it was: the client may ask again.
     PROVIDER_DECLINED = "PROVIDER_DECLINED"
+    # Never retried: the provider is out of service for its own reasons; the intent
+    # fails over to its next eligible provider (issue 26).
+    PROVIDER_OUT_OF_SERVICE = "PROVIDER_OUT_OF_SERVICE"
 
 
 class ProviderWebhookError(StrEnum):

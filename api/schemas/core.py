@@ -3,7 +3,7 @@ the base classes, customers, the catalog, external accounts and intents."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
 
 from pydantic import (
@@ -246,6 +246,12 @@ class ProviderResource(Resource):
     environment: str
     corridors: list[CorridorResource]
     requirements: list[RequirementResource]
+    # The project's account at this provider, as its own calls judge it (issue 26).
+    status: Literal["HEALTHY", "DEGRADED", "DOWN"] = Field(
+        default="HEALTHY",
+        description="Health of the project's account at this provider, from its recent "
+        "calls: DOWN is out of routing until probed (docs/api.md#provider-health)",
+    )
 
 
 class RequirementsResource(Resource):

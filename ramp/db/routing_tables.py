@@ -30,6 +30,9 @@ class ProviderAccountHealth(SQLModel, table=True):
     last_failure_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
     # A DOWN account's next probe (half-open): one caller may try it from then.
     probe_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
+    # Set when a caller claimed the probe: its success (and only a success while
+    # probing) brings the account back.
+    probing_since: datetime | None = Field(default=None, sa_type=UTCDateTime)
     updated_at: datetime = Field(sa_type=UTCDateTime)
 
 

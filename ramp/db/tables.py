@@ -460,6 +460,7 @@ from ramp.db.org_tables import OrganizationSecurity as OrganizationSecurity  # n
 from ramp.db.org_tables import OrgApiKey as OrgApiKey  # noqa: E402
 from ramp.db.org_tables import OrgInvite as OrgInvite  # noqa: E402
 from ramp.db.org_tables import OrgMember as OrgMember  # noqa: E402
+
 # Routing's tables (issue 26): health, strategy, held quotes, sandbox behaviours.
 from ramp.db.routing_tables import HeldQuote as HeldQuote  # noqa: E402
 from ramp.db.routing_tables import ProjectRouting as ProjectRouting  # noqa: E402

@@ -30,6 +30,7 @@ from ramp.projects import NO_PROVIDER_ACCOUNT, routing_accounts
 from ramp.quotes.accounts import account_quoters
 from ramp.quotes.models import ProviderQuote, Quoter, RailQuoteRequest
 from ramp.quotes.partner_fee import after_partner_fee, partner_fee, partner_fee_bps
+from ramp.routing import behaviour
 from ramp.security.encryption import SecretBox
 
 logger = logging.getLogger("ramp.quotes")
@@ -94,6 +95,10 @@ async def project_quotes(
 ) -> Quotes:
     """The quotes of `project`'s providers, asked where its environment says."""
     quoters: Mapping[str, Quoter] = sandbox_quoters
+    if project.environment == Environment.SANDBOX:
+        async with db() as session:
+            modes = await behaviour.project_behaviours(session, project.id)
+        quoters = behaviour.quoters_as_set(sandbox_quoters, modes)
     if project.environment == Environment.PRODUCTION:
         _route(query)  # an unknown currency is refused before any account is opened
         async with db() as session:

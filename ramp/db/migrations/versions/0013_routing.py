@@ -44,6 +44,7 @@ def upgrade() -> None:
         sa.Column("last_failure", sa.String(length=500), nullable=True),
         _when("last_failure_at", nullable=True),
         _when("probe_at", nullable=True),
+        _when("probing_since", nullable=True),
         _when("updated_at"),
         sa.ForeignKeyConstraint(["provider_account_id"], ["provider_account.id"]),
         sa.PrimaryKeyConstraint("provider_account_id"),

@@ -1,0 +1,246 @@
+"""Routing across the roster (issue 26), as an API client sees it in the sandbox: the
+mock providers made to misbehave (`POST /v1/sandbox/providers/{id}/behaviour`), their
+health counted from their own calls and shown in `GET /v1/providers`, a DOWN provider
+skipped by selection and back after its probe, and the sandbox's rates that make the
+two strategies differ. Real HTTP, real Temporal, the module's worker."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import httpx
+import pytest
+from sqlalchemy.ext.asyncio import async_sessionmaker
+from sqlmodel import select
+from sqlmodel.ext.asyncio.session import AsyncSession
+
+from ramp.catalog import provider_by_code
+from ramp.db.routing_tables import ProviderAccountHealth
+from ramp.db.tables import ProviderAccount
+from ramp.routing import health
+from ramp.routing.health import DOWN_AFTER, Health, apply_call
+from tests.helpers.payments import ATLAS, BEACON, create_intent, register_accounts
+from tests.helpers.projects import ProjectCredentials, make_customer
+
+pytestmark = pytest.mark.usefixtures("worker")
+
+
+async def wait_until(condition: Callable[[], Awaitable[bool]], within: float = 15.0) -> None:
+    """Polls `condition` (health is written by the worker's activities, asynchronously)."""
+    async with asyncio.timeout(within):
+        while not await condition():  # noqa: ASYNC110  (state in the database: no event)
+            await asyncio.sleep(0.05)
+
+
+NOW = datetime(2026, 11, 26, 3, 0, tzinfo=UTC)
+
+
+def provider_id(code: str) -> str:
+    provider = provider_by_code(code)
+    assert provider is not None
+    return provider.id
+
+
+async def behave(
+    client: httpx.AsyncClient, project: ProjectCredentials, code: str, mode: str, **extra: Any
+) -> httpx.Response:
+    return await client.post(
+        f"/v1/sandbox/providers/{provider_id(code)}/behaviour",
+        json={"mode": mode, **extra},
+        headers=project.basic,
+    )
+
+
+async def statuses(client: httpx.AsyncClient, project: ProjectCredentials) -> dict[str, str]:
+    response = await client.get("/v1/providers", headers=project.basic)
+    assert response.status_code == 200, response.text
+    return {p["code"]: p["status"] for p in response.json()}
+
+
+async def quote(client: httpx.AsyncClient, project: ProjectCredentials, amount: str) -> Any:
+    response = await client.get(
+        "/v1/intent/quote",
+        params={
+            "srcCurrencyCode": "USD",
+            "destCurrencyCode": "USDC_ETHEREUM",
+            "srcAmount": amount,
+            "rails": "ACH",
+        },
+        headers=project.basic,
+    )
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+# --- health, as computed from calls (pure) ---------------------------------------------
+
+
+def test_failures_in_a_row_take_an_account_down_and_its_probe_brings_it_back() -> None:
+    row: ProviderAccountHealth | None = None
+    for n in range(1, DOWN_AFTER):
+        row = apply_call(row, "acc", "503 from the provider", NOW)
+        assert (row.state, row.consecutive_failures) == (Health.DEGRADED, n)
+    row = apply_call(row, "acc", "timeout", NOW)
+    assert row.state == Health.DOWN
+    assert row.probe_at == NOW + health.PROBE_DELAY
+    # Calls in flight from before decide nothing while DOWN: the probe does.
+    row = apply_call(row, "acc", "timeout", NOW + timedelta(seconds=5))
+    row = apply_call(row, "acc", None, NOW + timedelta(seconds=6))
+    assert (row.state, row.probe_at) == (Health.DOWN, NOW + health.PROBE_DELAY)
+    # A failed probe: DOWN until the next one.
+    row.probing_since = NOW + timedelta(seconds=31)
+    row = apply_call(row, "acc", "timeout", NOW + timedelta(seconds=32))
+    assert (row.state, row.probing_since) == (Health.DOWN, None)
+    assert row.probe_at == NOW + timedelta(seconds=32) + health.PROBE_DELAY
+    row.probing_since = NOW + timedelta(seconds=70)
+    row = apply_call(row, "acc", None, NOW + timedelta(seconds=71))
+    assert (row.state, row.consecutive_failures, row.probe_at) == (Health.HEALTHY, 0, None)
+    assert "x" not in row.recent_calls
+
+
+def test_the_error_rate_over_the_window_degrades_then_takes_down() -> None:
+    row: ProviderAccountHealth | None = None
+    # Every other call fails: never three in a row, but the rate climbs to a half.
+    states = []
+    for _ in range(health.WINDOW // 2):
+        row = apply_call(row, "acc", None, NOW)
+        states.append(row.state)
+        row = apply_call(row, "acc", "502", NOW)
+        states.append(row.state)
+    assert states[:4] == [Health.HEALTHY, Health.DEGRADED, Health.HEALTHY, Health.DEGRADED]
+    assert Health.DOWN not in states[:-1]
+    assert states[-1] is Health.DOWN
+    assert row is not None
+    assert row.consecutive_failures == 1
+
+
+# --- the sandbox's behaviours ------------------------------------------------------------
+
+
+async def test_behaviour_endpoint_validates_and_scopes_to_the_project(
+    client: httpx.AsyncClient, project: ProjectCredentials
+) -> None:
+    response = await behave(client, project, ATLAS, "SLOW", seconds=60)
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert (body["providerCode"], body["mode"]) == (ATLAS, "SLOW")
+    assert body["until"] is not None
+    back = await behave(client, project, ATLAS, "UP")
+    assert back.json()["mode"] == "UP"
+    assert back.json()["until"] is None
+    wrong = await behave(client, project, ATLAS, "SIDEWAYS")
+    assert wrong.status_code == 400
+    assert wrong.json()["code"] == "VALIDATION_ERROR"
+    too_long = await behave(client, project, ATLAS, "DOWN", seconds=0)
+    assert too_long.status_code == 400
+    unknown = await client.post(
+        "/v1/sandbox/providers/nope/behaviour", json={"mode": "DOWN"}, headers=project.basic
+    )
+    assert unknown.status_code == 404
+    anonymous = await client.post(
+        f"/v1/sandbox/providers/{provider_id(ATLAS)}/behaviour", json={"mode": "DOWN"}
+    )
+    assert anonymous.status_code == 401
+
+
+async def test_a_down_provider_leaves_the_quotes_and_the_rates_cross_at_1000(
+    client: httpx.AsyncClient, project: ProjectCredentials
+) -> None:
+    def nets(body: Any) -> dict[str, str]:
+        return {q["providerCode"]: q["destAmount"] for q in body["quotes"]}
+
+    below, above = (
+        nets(await quote(client, project, "999.99")),
+        nets(await quote(client, project, "1000.00")),
+    )
+    assert float(below[ATLAS]) > float(below[BEACON])
+    assert float(above[BEACON]) > float(above[ATLAS])
+    assert above == {ATLAS: "983.557500", BEACON: "991.016250"}
+    assert (await behave(client, project, ATLAS, "DOWN")).status_code == 200
+    down = await quote(client, project, "100.00")
+    assert [q["providerCode"] for q in down["quotes"]] == [BEACON]
+    assert [(u["providerCode"], u["reason"]) for u in down["unavailable"]] == [
+        (ATLAS, "PROVIDER_ERROR")
+    ]
+
+
+# --- health through intents: DOWN skipped, both DOWN refused, back after the probe -------
+
+
+async def test_a_down_provider_is_skipped_refused_when_all_are_and_back_after_its_probe(
+    client: httpx.AsyncClient,
+    project: ProjectCredentials,
+    sessions: async_sessionmaker[AsyncSession],
+) -> None:
+    customer = await make_customer(client, project)
+    token = customer["access_token"]
+    accounts = await register_accounts(client, token)
+    assert set((await statuses(client, project)).values()) == {"HEALTHY"}
+    assert (await behave(client, project, ATLAS, "DOWN")).status_code == 200
+
+    async def opened_on() -> str:
+        response = await create_intent(client, token, accounts)
+        assert response.status_code == 201, response.text
+        return str(response.json()["intent"]["mmPlan"]["providerAccount"]["providerCode"])
+
+    # Each intent's first call (its compliance hand-off) fails at Atlas: DOWN after three.
+    for _ in range(DOWN_AFTER):
+        assert await opened_on() == ATLAS
+    await wait_until(lambda: _status_is(client, project, ATLAS, "DEGRADED", "DOWN"))
+    await wait_until(lambda: _status_is(client, project, ATLAS, "DOWN"))
+    assert await opened_on() == BEACON
+
+    # Both DOWN: a 400 that names both reasons.
+    assert (await behave(client, project, BEACON, "DOWN")).status_code == 200
+    for _ in range(DOWN_AFTER):
+        assert await opened_on() == BEACON
+    await wait_until(lambda: _status_is(client, project, BEACON, "DOWN"))
+    refused = await create_intent(client, token, accounts)
+    assert refused.status_code == 400, refused.text
+    error = refused.json()
+    assert error["code"] == "NO_ELIGIBLE_PROVIDER"
+    reasons = {e["providerCode"]: e["reasons"] for e in error["details"]["providers"]}
+    assert reasons[ATLAS][0].startswith("DOWN: ")
+    assert reasons[BEACON][0].startswith("DOWN: ")
+    assert "sandbox behaviour DOWN" in reasons[ATLAS][0]
+
+    # Atlas is UP again; once its probe is due, one intent routes through it and its
+    # success brings it back.
+    assert (await behave(client, project, ATLAS, "UP")).status_code == 200
+    await _probe_now(sessions, project, ATLAS)
+    assert await opened_on() == ATLAS
+    await wait_until(lambda: _status_is(client, project, ATLAS, "HEALTHY"))
+    assert (await statuses(client, project))[BEACON] == "DOWN"
+
+
+async def _status_is(
+    client: httpx.AsyncClient, project: ProjectCredentials, code: str, *wanted: str
+) -> bool:
+    return (await statuses(client, project))[code] in wanted
+
+
+async def _probe_now(
+    sessions: async_sessionmaker[AsyncSession], project: ProjectCredentials, code: str
+) -> None:
+    """The probe delay (30 s) has passed for the account: its `probe_at` moved to now,
+    in place of waiting for the clock."""
+    async with sessions() as session:
+        account = (
+            await session.exec(
+                select(ProviderAccount).where(
+                    ProviderAccount.project_id == project.project_id,
+                    ProviderAccount.provider_code == code,
+                )
+            )
+        ).one()
+        row = await session.get(ProviderAccountHealth, account.id)
+        assert row is not None
+        assert row.state == "DOWN"
+        assert row.probe_at is not None
+        assert row.probe_at > datetime.now(UTC) + timedelta(seconds=5)
+        row.probe_at = datetime.now(UTC)
+        session.add(row)
+        await session.commit()
