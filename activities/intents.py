@@ -18,6 +18,7 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 from temporalio import activity
 
 from activities.provider_errors import temporal_error
+from activities.routing import route_payment
 from ramp.adapters.contract import (
     NotSupported,
     ProviderContext,
@@ -70,7 +71,7 @@ from ramp.projects import routing_accounts
 from ramp.quotes.accounts import ConnectorQuoter
 from ramp.quotes.partner_fee import partner_fee_bps
 from ramp.quotes.receipt import order_receipt
-from ramp.routing.health import routable
+from ramp.security.encryption import SecretBox
 from ramp.temporal import application_error
 from ramp.webhooks.outbox import WebhookOutbox
 
@@ -83,8 +84,11 @@ class IntentActivities:
         outbox: WebhookOutbox,
         writer: AbstractAsyncContextManager[Any] | None = None,
         poll: PollSchedule | None = None,
+        secret_box: SecretBox | None = None,
     ) -> None:
         self._db = db
+        # For BEST_PRICE routing of production projects: their accounts' quotes.
+        self._secret_box = secret_box
         self._poll = poll or PollSchedule()
         self._connectors = connectors
         self._outbox = outbox
@@ -102,17 +106,21 @@ class IntentActivities:
             source, destination = await _accounts(session, request)
             routing = await routing_accounts(session, request.project_id)
         providers = [provider for provider, _ in routing]
-        account_of = {provider.code: account for provider, account in routing}
         src = account_facts(source)
         dest = account_facts(destination)
         eligible, rejected = eligible_providers(providers, src, dest)
-        # A DOWN account is out of routing until its probe (ramp/routing/health.py).
-        async with self._db() as session:
-            _, down = await routable(session, [account_of[p.code] for p in eligible])
-        for provider in eligible:
-            if account_of[provider.code] in down:
-                rejected[provider.code] = [down[account_of[provider.code]]]
-        eligible = [p for p in eligible if p.code not in rejected]
+        # DOWN accounts out, the rest as the project routes (activities/routing.py).
+        routed = await route_payment(
+            self._db,
+            request,
+            routing,
+            eligible,
+            rejected,
+            (src, dest),
+            connectors=self._connectors,
+            secret_box=self._secret_box,
+        )
+        eligible, down = routed.ranked, routed.any_down
         if not eligible:
             raise application_error(
                 InvalidInput(
@@ -134,7 +142,7 @@ class IntentActivities:
                     },
                 )
             )
-        chosen = _preferred(request.provider_id, eligible, src, dest, rejected) or eligible[0]
+        chosen = _preferred(routed.preferred_id, eligible, src, dest, rejected) or eligible[0]
         corridor = matching_corridor(chosen, src, dest)
         assert corridor is not None  # eligible means a corridor matched
         currency = currency_by_code(source.currency_code)

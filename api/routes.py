@@ -41,9 +41,8 @@ from api.operations import (
 )
 from api.project_settings import get_onboarding_origins, put_onboarding_origins
 from api.provider_routes import PROVIDER_ROUTES
-from api.routing import set_provider_behaviour
+from api.routing import ROUTING_ROUTES
 from api.sandbox import record_step_outcome, report_transaction_event
-from api.schemas import routing as routing_schemas
 from api.walletpay import issue_nonce, verify_challenge
 from api.webhooks import (
     create_endpoint,
@@ -275,22 +274,7 @@ V1: list[BaseRoute] = [
             errors=(400, 401, 404, 409, 503),
         ),
     ),
-    ApiRoute(
-        "POST",
-        "/sandbox/providers/{providerId}/behaviour",
-        set_provider_behaviour,
-        Operation(
-            "setSandboxProviderBehaviour",
-            "Sandbox only: make one of the project's mock providers misbehave (DOWN, SLOW, "
-            "REFUSE_TRANSFERS) for a while or until set back UP, for this project only",
-            auth="basic",
-            status=200,
-            request=routing_schemas.SandboxProviderBehaviourBody,
-            response=routing_schemas.SandboxProviderBehaviourResource,
-            parameters=(path_parameter("providerId", "Provider id (GET /v1/providers)"),),
-            errors=(400, 401, 404),
-        ),
-    ),
+    *ROUTING_ROUTES,
     ApiRoute(
         "POST",
         "/webhooks/endpoints",

@@ -18,10 +18,11 @@ from sqlmodel import select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from ramp.catalog import provider_by_code
-from ramp.db.routing_tables import ProviderAccountHealth
+from ramp.db.routing_tables import HeldQuote, ProviderAccountHealth
 from ramp.db.tables import ProviderAccount
 from ramp.routing import health
 from ramp.routing.health import DOWN_AFTER, Health, apply_call
+from tests.helpers.dashboard import owner_api_key
 from tests.helpers.payments import ATLAS, BEACON, create_intent, register_accounts
 from tests.helpers.projects import ProjectCredentials, make_customer
 
@@ -244,3 +245,73 @@ async def _probe_now(
         row.probe_at = datetime.now(UTC)
         session.add(row)
         await session.commit()
+
+
+# --- strategy: BEST_PRICE, the quote's ranking and a held quote ----------------------------
+
+
+async def test_best_price_routes_by_net_amount_and_a_held_quote_pins_its_provider(
+    client: httpx.AsyncClient,
+    project: ProjectCredentials,
+    sessions: async_sessionmaker[AsyncSession],
+) -> None:
+    admin = {"Authorization": f"Bearer {await owner_api_key(sessions, project)}"}
+    path = f"/v1/admin/projects/{project.project_id}/routing"
+    initial = await client.get(path, headers=admin)
+    assert initial.status_code == 200, initial.text
+    assert initial.json()["strategy"] == "FIRST_ELIGIBLE"
+    listed = {p["providerCode"]: p for p in initial.json()["providers"]}
+    assert listed[ATLAS]["status"] == "HEALTHY"
+    assert listed[ATLAS]["consecutiveFailures"] == 0
+    wrong = await client.put(path, json={"strategy": "CHEAPEST"}, headers=admin)
+    assert wrong.status_code == 400
+
+    customer = await make_customer(client, project)
+    token = customer["access_token"]
+    accounts = await register_accounts(client, token)
+
+    async def opened_on(amount: str, **fields: Any) -> str:
+        response = await create_intent(client, token, accounts, amount=amount, **fields)
+        assert response.status_code == 201, response.text
+        return str(response.json()["intent"]["mmPlan"]["providerAccount"]["providerCode"])
+
+    # FIRST_ELIGIBLE: catalog order, whatever the price.
+    first = await quote(client, project, "1000.00")
+    assert [(q["providerCode"], q["selected"]) for q in first["quotes"]] == [
+        (ATLAS, True),
+        (BEACON, False),
+    ]
+    assert await opened_on("1000.00") == ATLAS
+
+    put = await client.put(path, json={"strategy": "BEST_PRICE"}, headers=admin)
+    assert put.status_code == 200, put.text
+    assert put.json()["strategy"] == "BEST_PRICE"
+    assert (await client.get(path, headers=admin)).json()["strategy"] == "BEST_PRICE"
+    best = await quote(client, project, "1000.00")
+    assert [(q["providerCode"], q["selected"]) for q in best["quotes"]] == [
+        (BEACON, True),
+        (ATLAS, False),
+    ]
+    assert {q["providerStatus"] for q in best["quotes"]} == {"HEALTHY"}
+    assert await opened_on("1000.00") == BEACON
+    assert await opened_on("100.00") == ATLAS
+
+    # A held quote: its provider, while valid; 409 after; 400 for another payment.
+    atlas_quote = next(q for q in best["quotes"] if q["providerCode"] == ATLAS)
+    assert await opened_on("1000.00", quoteId=atlas_quote["quoteId"]) == ATLAS
+    other = await create_intent(
+        client, token, accounts, amount="999.00", quoteId=atlas_quote["quoteId"]
+    )
+    assert other.status_code == 400, other.text
+    assert other.json()["code"] == "QUOTE_NOT_FOUND"
+    async with sessions() as session:
+        held = await session.get(HeldQuote, atlas_quote["quoteId"])
+        assert held is not None
+        held.expires_at = datetime.now(UTC) - timedelta(seconds=1)
+        session.add(held)
+        await session.commit()
+    expired = await create_intent(
+        client, token, accounts, amount="1000.00", quoteId=atlas_quote["quoteId"]
+    )
+    assert expired.status_code == 409, expired.text
+    assert expired.json()["code"] == "QUOTE_EXPIRED"

@@ -149,6 +149,12 @@ class CreateIntent(RequestBody):
         description="Where the hosted onboarding sends the customer after showing the "
         "deposit instructions; its origin must be one of the project's onboarding origins",
     )
+    quote_id: Identifier | None = Field(
+        default=None,
+        alias="quoteId",
+        description="A quote of GET /v1/intent/quote for this payment: its provider is used "
+        "while the quote is valid (409 QUOTE_EXPIRED after)",
+    )
 
 
 class ExecuteIntent(RequestBody):

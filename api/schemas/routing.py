@@ -38,5 +38,22 @@ class RoutingBody(RequestBody):
     )
 
 
-class RoutingResource(Resource):
+class ProviderHealthResource(Resource):
+    provider_id: str = Field(alias="providerId")
+    provider_code: str = Field(alias="providerCode")
+    provider_account_id: str = Field(alias="providerAccountId")
+    status: Literal["HEALTHY", "DEGRADED", "DOWN"]
+    consecutive_failures: int = Field(alias="consecutiveFailures")
+    error_rate: float = Field(
+        alias="errorRate", description="Share of the last 20 calls that failed (0 to 1)"
+    )
+    last_failure: str | None = Field(alias="lastFailure")
+    last_failure_at: str | None = Field(alias="lastFailureAt")
+    probe_at: str | None = Field(
+        alias="probeAt", description="When a DOWN account is next tried (half-open)"
+    )
+
+
+class ProjectRoutingResource(Resource):
     strategy: Strategy
+    providers: list[ProviderHealthResource]

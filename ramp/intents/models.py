@@ -50,6 +50,8 @@ class IntentRequest(_Model):
     label: str | None = None
     onboarding_redirect_url: str | None = None
     checkout_redirect_url: str | None = None
+    # A held quote's id (issue 26): select_provider takes its provider while it is valid.
+    quote_id: str | None = None
     lifetime_seconds: int
     # Hash of the request body: a retry with the same Idempotency-Key must match it.
     fingerprint: str
