@@ -13,7 +13,7 @@ from contextlib import AbstractAsyncContextManager
 from typing import Any
 
 from sqlalchemy.ext.asyncio import async_sessionmaker
-from sqlmodel import select
+from sqlmodel import col, delete, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 from temporalio import activity
 
@@ -39,6 +39,7 @@ from ramp.catalog import (
 )
 from ramp.db.engine import begin_write
 from ramp.db.tables import (
+    ComplianceStepRow,
     ExternalAccount,
     IntentRow,
     SatisfiedRequirement,
@@ -119,6 +120,7 @@ class IntentActivities:
             (src, dest),
             connectors=self._connectors,
             secret_box=self._secret_box,
+            excluded=request.excluded_providers,
         )
         eligible, down = routed.ranked, routed.any_down
         if not eligible:
@@ -284,6 +286,14 @@ class IntentActivities:
             if stored is None or stored <= state.revision:
                 await upsert(session, [rows.intent], ["id"])
                 await upsert(session, rows.steps, ["id"])
+                if state.provider_moves:
+                    # A failover rebuilt the plan: the old provider's other steps go.
+                    await session.exec(
+                        delete(ComplianceStepRow).where(
+                            col(ComplianceStepRow.intent_id) == state.id,
+                            col(ComplianceStepRow.id).not_in([s.id for s in rows.steps]),
+                        )
+                    )
                 # Another intent may have re-verified since: the latest verification wins.
                 await upsert(
                     session,

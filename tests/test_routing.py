@@ -7,6 +7,7 @@ two strategies differ. Real HTTP, real Temporal, the module's worker."""
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -19,12 +20,23 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 
 from ramp.catalog import provider_by_code
 from ramp.db.routing_tables import HeldQuote, ProviderAccountHealth
-from ramp.db.tables import ProviderAccount
+from ramp.db.tables import ProviderAccount, WebhookEventRow
 from ramp.routing import health
 from ramp.routing.health import DOWN_AFTER, Health, apply_call
 from tests.helpers.dashboard import owner_api_key
-from tests.helpers.payments import ATLAS, BEACON, create_intent, register_accounts
-from tests.helpers.projects import ProjectCredentials, make_customer
+from tests.helpers.payments import (
+    ATLAS,
+    BEACON,
+    complete_onboarding,
+    create_intent,
+    get_intent,
+    provider_event,
+    register_accounts,
+    step_outcome,
+    wait_for_intent,
+)
+from tests.helpers.projects import ProjectCredentials, bearer, make_customer
+from tests.helpers.webhook_receiver import receiving
 
 pytestmark = pytest.mark.usefixtures("worker")
 
@@ -315,3 +327,124 @@ async def test_best_price_routes_by_net_amount_and_a_held_quote_pins_its_provide
     )
     assert expired.status_code == 409, expired.text
     assert expired.json()["code"] == "QUOTE_EXPIRED"
+
+
+# --- failover -------------------------------------------------------------------------------
+
+
+async def test_an_order_refused_for_the_providers_own_reasons_fails_over_and_completes(
+    client: httpx.AsyncClient,
+    project: ProjectCredentials,
+    sessions: async_sessionmaker[AsyncSession],
+) -> None:
+    customer = await make_customer(client, project)
+    token = customer["access_token"]
+    accounts = await register_accounts(client, token)
+    assert (await behave(client, project, ATLAS, "REFUSE_TRANSFERS")).status_code == 200
+    async with receiving() as hooks:
+        endpoint = await client.post(
+            "/v1/webhooks/endpoints",
+            json={"url": hooks.url, "eventTypes": ["INTENT_STATUS_CHANGED"]},
+            headers=project.basic,
+        )
+        assert endpoint.status_code == 201, endpoint.text
+        opened = await create_intent(client, token, accounts, autoExecute=True)
+        assert opened.status_code == 201, opened.text
+        intent_id = opened.json()["intent"]["id"]
+        frontend_url = opened.json()["frontendUrl"]
+        assert opened.json()["intent"]["mmPlan"]["providerAccount"]["providerCode"] == ATLAS
+
+        # Atlas's plan done, its order refused for Atlas's own reasons: the intent moves
+        # to Beacon, whose plan (not yet satisfied for this customer) is rebuilt.
+        for code in ("TERMS_OF_SERVICE", "KYC_BASIC", "SOURCE_OF_FUNDS"):
+            verified = await step_outcome(client, project, intent_id, code, "VERIFIED")
+            assert verified.status_code == 202, verified.text
+            await wait_for_intent(
+                client, token, intent_id, lambda body, code=code: _done(body, code)
+            )
+        moved = await wait_for_intent(
+            client,
+            token,
+            intent_id,
+            lambda body: body["intent"]["mmPlan"]["providerAccount"]["providerCode"] == BEACON,
+        )
+        assert moved["intent"]["id"] == intent_id
+        assert moved["intent"]["status"] == "PENDING"
+        assert moved["transaction"] is None
+        assert [s["code"] for s in moved["intent"]["compliancePlan"]["steps"]] == [
+            "TERMS_OF_SERVICE",
+            "KYC_BASIC",
+        ]
+        assert moved["intent"]["compliancePlan"]["status"] == "PENDING"
+        assert moved.get("frontendUrl", frontend_url).split("?")[0] == frontend_url.split("?")[0]
+
+        # Beacon's steps done on the same page: the order is placed there, and completes.
+        done = await complete_onboarding(client, project, token, intent_id)
+        with_transaction = await wait_for_intent(
+            client, token, intent_id, lambda body: body["transaction"] is not None
+        )
+        transaction_id = with_transaction["transaction"]["id"]
+        for event, status in (
+            ("DEPOSIT_RECEIVED", "IN_PROGRESS"),
+            ("PAYOUT_SENT", "IN_PROGRESS"),
+            ("SETTLED", "SUCCESS"),
+        ):
+            response = await provider_event(client, project, transaction_id, event)
+            assert response.status_code == 202, response.text
+            last = with_transaction["transaction"]["lastActivityAt"]
+            with_transaction = await wait_for_intent(
+                client,
+                token,
+                intent_id,
+                lambda b, last=last: b["transaction"]["lastActivityAt"] != last,
+            )
+            assert with_transaction["transaction"]["status"] == status
+        final = await wait_for_intent(
+            client, token, intent_id, lambda body: body["intent"]["status"] == "COMPLETED"
+        )
+        assert final["intent"]["mmPlan"]["providerAccount"]["providerCode"] == BEACON
+        assert done["intent"]["id"] == intent_id
+
+        async with sessions() as session:
+            rows = (
+                await session.exec(
+                    select(WebhookEventRow).where(WebhookEventRow.intent_id == intent_id)
+                )
+            ).all()
+        moves = [
+            json.loads(row.body)["data"]
+            for row in rows
+            if "movedToProviderCode" in json.loads(row.body)["data"]
+        ]
+        assert len(moves) == 1
+        assert moves[0]["movedFromProviderCode"] == ATLAS
+        assert moves[0]["movedToProviderCode"] == BEACON
+        assert "REFUSE_TRANSFERS" in moves[0]["moveReason"]
+        assert moves[0]["status"] == "PENDING"
+
+
+def _done(body: dict[str, Any], code: str) -> bool:
+    """The step is COMPLETED, or the plan it was in was replaced (a failover)."""
+    steps = {s["code"]: s["status"] for s in body["intent"]["compliancePlan"]["steps"]}
+    provider = body["intent"]["mmPlan"]["providerAccount"]["providerCode"]
+    return steps.get(code) == "COMPLETED" or provider != ATLAS
+
+
+async def test_a_refusal_of_the_transfer_never_fails_over(
+    client: httpx.AsyncClient, project: ProjectCredentials
+) -> None:
+    """The sandbox's declined test amount (.91) is the provider declining this order:
+    the intent stays with its provider, as before failover existed."""
+    customer = await make_customer(client, project)
+    token = customer["access_token"]
+    accounts = await register_accounts(client, token)
+    opened = await create_intent(client, token, accounts, amount="100.91", autoExecute=True)
+    intent_id = opened.json()["intent"]["id"]
+    await complete_onboarding(client, project, token, intent_id)
+    response = await client.post(
+        f"/v1/intent/{intent_id}/transaction", json={}, headers=bearer(token)
+    )
+    assert response.status_code == 502, response.text
+    body = await get_intent(client, token, intent_id)
+    assert body["intent"]["mmPlan"]["providerAccount"]["providerCode"] == ATLAS
+    assert body["transaction"] is None
