@@ -360,7 +360,10 @@ async def test_an_order_refused_for_the_providers_own_reasons_fails_over_and_com
             verified = await step_outcome(client, project, intent_id, code, "VERIFIED")
             assert verified.status_code == 202, verified.text
             await wait_for_intent(
-                client, token, intent_id, lambda body, code=code: _done(body, code)
+                client,
+                token,
+                intent_id,
+                lambda body, code=code: _done(body, code),  # type: ignore[misc]
             )
         moved = await wait_for_intent(
             client,
@@ -396,7 +399,7 @@ async def test_an_order_refused_for_the_providers_own_reasons_fails_over_and_com
                 client,
                 token,
                 intent_id,
-                lambda b, last=last: b["transaction"]["lastActivityAt"] != last,
+                lambda b, last=last: b["transaction"]["lastActivityAt"] != last,  # type: ignore[misc]
             )
             assert with_transaction["transaction"]["status"] == status
         final = await wait_for_intent(
