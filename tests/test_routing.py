@@ -379,6 +379,10 @@ async def test_an_order_refused_for_the_providers_own_reasons_fails_over_and_com
             "KYC_BASIC",
         ]
         assert moved["intent"]["compliancePlan"]["status"] == "PENDING"
+        [move] = moved["intent"]["mmPlan"]["providerMoves"]
+        assert (move["fromProviderCode"], move["toProviderCode"]) == (ATLAS, BEACON)
+        assert move["toProviderAccountId"] == moved["intent"]["mmPlan"]["providerAccountId"]
+        assert "REFUSE_TRANSFERS" in move["reason"]
         assert moved.get("frontendUrl", frontend_url).split("?")[0] == frontend_url.split("?")[0]
 
         # Beacon's steps done on the same page: the order is placed there, and completes.
@@ -450,4 +454,5 @@ async def test_a_refusal_of_the_transfer_never_fails_over(
     assert response.status_code == 502, response.text
     body = await get_intent(client, token, intent_id)
     assert body["intent"]["mmPlan"]["providerAccount"]["providerCode"] == ATLAS
+    assert body["intent"]["mmPlan"]["providerMoves"] == []
     assert body["transaction"] is None

@@ -278,6 +278,15 @@ class ProviderAccountResource(Resource):
     provider_name: str = Field(alias="providerName")
 
 
+class ProviderMoveResource(Resource):
+    from_provider_code: str = Field(alias="fromProviderCode")
+    from_provider_account_id: str = Field(alias="fromProviderAccountId")
+    to_provider_code: str = Field(alias="toProviderCode")
+    to_provider_account_id: str = Field(alias="toProviderAccountId")
+    reason: str
+    at: Timestamp
+
+
 class MoneyMovementPlanResource(Resource):
     id: str
     type: MovementType
@@ -285,6 +294,12 @@ class MoneyMovementPlanResource(Resource):
     provider_account: ProviderAccountResource = Field(alias="providerAccount")
     created_at: Timestamp = Field(alias="createdAt")
     updated_at: Timestamp = Field(alias="updatedAt")
+    provider_moves: list[ProviderMoveResource] = Field(
+        default_factory=list,
+        alias="providerMoves",
+        description="Each failover to another provider (its own failure to create the "
+        "transaction), oldest first: from which account, to which, and why",
+    )
 
 
 class ComplianceEdgeResource(Resource):

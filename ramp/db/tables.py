@@ -259,6 +259,10 @@ class IntentRow(SQLModel, table=True):
     provider_code: str = Field(max_length=64)
     provider_name: str = Field(max_length=200)
     provider_account_id: str = Field(foreign_key="provider_account.id", max_length=36)
+    # Each failover to another provider, and why (issue 26); None while it never moved.
+    provider_moves: list[dict[str, Any]] | None = Field(
+        default=None, sa_column=Column(JSON, nullable=True)
+    )
     # Compliance plan (one per intent).
     plan_id: str = Field(max_length=36)
     plan_status: str = Field(max_length=16)

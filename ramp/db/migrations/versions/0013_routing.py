@@ -5,8 +5,9 @@ Revision ID: 0013
 Revises: 0012
 Create Date: 2026-11-26 03:00:00.000000
 
-Four new tables (issue 26); no existing row changes. An account without a health row
-is HEALTHY; a project without a routing row routes FIRST_ELIGIBLE.
+Four new tables and the intent's failover moves (issue 26); no existing row changes.
+An account without a health row is HEALTHY; a project without a routing row routes
+FIRST_ELIGIBLE; an intent without moves never failed over.
 """
 
 from __future__ import annotations
@@ -35,6 +36,8 @@ def _amount(name: str) -> sa.Column[object]:
 
 
 def upgrade() -> None:
+    with op.batch_alter_table("intent", schema=None) as batch_op:
+        batch_op.add_column(sa.Column("provider_moves", sa.JSON(), nullable=True))
     op.create_table(
         "provider_account_health",
         sa.Column("provider_account_id", sa.String(length=36), nullable=False),
@@ -85,6 +88,8 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
+    with op.batch_alter_table("intent", schema=None) as batch_op:
+        batch_op.drop_column("provider_moves")
     op.drop_table("sandbox_provider_behaviour")
     op.drop_index("ix_held_quote_expires_at", table_name="held_quote")
     op.drop_index("ix_held_quote_project_id", table_name="held_quote")
