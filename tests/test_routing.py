@@ -23,7 +23,7 @@ from ramp.db.routing_tables import HeldQuote, ProviderAccountHealth
 from ramp.db.tables import ProviderAccount, WebhookEventRow
 from ramp.routing import health
 from ramp.routing.health import DOWN_AFTER, Health, apply_call
-from tests.helpers.dashboard import owner_api_key
+from tests.helpers.dashboard import join, new_organization, owner_api_key
 from tests.helpers.payments import (
     ATLAS,
     BEACON,
@@ -456,3 +456,30 @@ async def test_a_refusal_of_the_transfer_never_fails_over(
     assert body["intent"]["mmPlan"]["providerAccount"]["providerCode"] == ATLAS
     assert body["intent"]["mmPlan"]["providerMoves"] == []
     assert body["transaction"] is None
+
+
+async def test_the_dashboard_sets_the_strategy_and_shows_health(
+    client: httpx.AsyncClient, sessions: async_sessionmaker[AsyncSession]
+) -> None:
+    owner = await join(client, await new_organization(sessions, "router@acme.test"))
+    made = await client.post("/v1/admin/projects", json={"name": "Shop"}, headers=owner.write)
+    assert made.status_code == 201, made.text
+    pid = made.json()["projectId"]
+    page = await client.get(f"/dashboard/projects/{pid}", headers=owner.read)
+    assert page.status_code == 200
+    assert 'id="routing"' in page.text
+    assert "<code>sandbox_atlas</code></td><td>HEALTHY</td>" in page.text
+    saved = await client.post(
+        f"/dashboard/projects/{pid}/routing",
+        data={"csrf_token": owner.csrf, "strategy": "BEST_PRICE"},
+        headers=owner.read,
+    )
+    assert saved.status_code == 303, saved.text
+    read = await client.get(f"/v1/admin/projects/{pid}/routing", headers=owner.read)
+    assert read.json()["strategy"] == "BEST_PRICE"
+    wrong = await client.post(
+        f"/dashboard/projects/{pid}/routing",
+        data={"csrf_token": owner.csrf, "strategy": "CHEAPEST"},
+        headers=owner.read,
+    )
+    assert wrong.status_code == 400
