@@ -10,6 +10,7 @@ import asyncio
 import json
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime, timedelta
+from decimal import Decimal
 from typing import Any
 
 import httpx
@@ -18,7 +19,17 @@ from sqlalchemy.ext.asyncio import async_sessionmaker
 from sqlmodel import select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
-from ramp.catalog import provider_by_code
+from ramp.adapters.contract import (
+    AccountDetails,
+    ProviderContext,
+    ProviderCustomerRef,
+    ProviderOutOfService,
+    TransactionOrder,
+)
+from ramp.adapters.sandbox import SandboxConnector
+from ramp.adapters.sandbox import behaviour as sandbox_behaviour
+from ramp.adapters.sandbox.behaviour import Behaviour, MisbehavingConnector
+from ramp.catalog import MovementType, Rail, provider_by_code
 from ramp.db.routing_tables import HeldQuote, ProviderAccountHealth
 from ramp.db.tables import ProviderAccount, WebhookEventRow
 from ramp.routing import health
@@ -483,3 +494,38 @@ async def test_the_dashboard_sets_the_strategy_and_shows_health(
         headers=owner.read,
     )
     assert wrong.status_code == 400
+
+
+# --- the misbehaving mock, call by call (pure) ---------------------------------------------
+
+
+async def test_each_behaviour_fails_the_calls_it_names(monkeypatch: pytest.MonkeyPatch) -> None:
+    provider = provider_by_code(ATLAS)
+    assert provider is not None
+    mock = SandboxConnector(provider)
+    ctx = ProviderContext.without_credentials("account")
+    customer = ProviderCustomerRef(provider_customer_id="customer")
+    down = MisbehavingConnector(mock, Behaviour.DOWN)
+    with pytest.raises(ProviderOutOfService, match="sandbox behaviour DOWN"):
+        await down.compliance(ctx, customer, "KYC_BASIC")
+    with pytest.raises(ProviderOutOfService):
+        await down.get_transfer(ctx, "ref")
+    refusing = MisbehavingConnector(mock, Behaviour.REFUSE_TRANSFERS)
+    assert (await refusing.compliance(ctx, customer, "KYC_BASIC")).requirement == "KYC_BASIC"
+    assert (await refusing.get_transfer(ctx, "ref")).provider_state == "pending"
+    order = TransactionOrder(
+        transaction_id="t",
+        movement_type=MovementType.ONRAMP,
+        amount=Decimal("100.00"),
+        source=AccountDetails(currency_code="USD", rail=Rail.ACH, metadata={}),
+        destination=AccountDetails(currency_code="USDC_ETHEREUM", metadata={}),
+    )
+    with pytest.raises(ProviderOutOfService, match="REFUSE_TRANSFERS"):
+        await refusing.create_transfer(ctx, customer, order)
+    # SLOW answers, late: past an in-process call's timeout (shortened here).
+    monkeypatch.setattr(sandbox_behaviour, "SLOW_SECONDS", 0.05)
+    slow = MisbehavingConnector(mock, Behaviour.SLOW)
+    started = asyncio.get_running_loop().time()
+    transfer = await slow.create_transfer(ctx, customer, order)
+    assert asyncio.get_running_loop().time() - started >= 0.05
+    assert transfer.provider_reference.startswith("atlas_")
