@@ -56,6 +56,13 @@ from api.schemas.onboarding import (
     OnboardingTerms,
     OnboardingTransaction,
 )
+from api.schemas.routing import (
+    ProjectRoutingResource,
+    ProviderHealthResource,
+    RoutingBody,
+    SandboxProviderBehaviourBody,
+    SandboxProviderBehaviourResource,
+)
 from api.schemas.webhooks import (
     CreateWebhookEndpoint,
     Description,
@@ -104,8 +111,10 @@ __all__ = [
     "OnboardingStep",
     "OnboardingTerms",
     "OnboardingTransaction",
+    "ProjectRoutingResource",
     "ProviderAccountResource",
     "ProviderEventAccepted",
+    "ProviderHealthResource",
     "ProviderMoveResource",
     "ProviderResource",
     "ProviderWebhookBody",
@@ -117,6 +126,9 @@ __all__ = [
     "RequirementsResource",
     "Resource",
     "RouteResource",
+    "RoutingBody",
+    "SandboxProviderBehaviourBody",
+    "SandboxProviderBehaviourResource",
     "SandboxProviderEvent",
     "SandboxStepOutcome",
     "StepOutcomeAccepted",
