@@ -189,6 +189,10 @@ async def test_a_down_provider_leaves_the_quotes_and_the_rates_cross_at_1000(
     assert [(u["providerCode"], u["reason"]) for u in down["unavailable"]] == [
         (ATLAS, "PROVIDER_ERROR")
     ]
+    # A quote is a call too: the failed one counts against Atlas's health, Beacon's
+    # answer leaves it healthy.
+    found = await statuses(client, project)
+    assert (found[ATLAS], found[BEACON]) == ("DEGRADED", "HEALTHY")
 
 
 # --- health through intents: DOWN skipped, both DOWN refused, back after the probe -------

@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
@@ -33,7 +33,7 @@ from ramp.quotes.models import ProviderQuote, Quoter, RailQuoteRequest
 from ramp.quotes.partner_fee import after_partner_fee, partner_fee, partner_fee_bps
 from ramp.quotes.ranking import held, hold
 from ramp.routing import behaviour
-from ramp.routing.health import Health, account_health
+from ramp.routing.health import Health, account_health, record_call
 from ramp.routing.strategy import rank
 from ramp.security.encryption import SecretBox
 
@@ -169,11 +169,34 @@ async def quote_route(
     answers = await asyncio.gather(
         *(_quote(quoters, c, source, destination, amount, bps, budget_seconds) for c in candidates)
     )
+    await _count_calls(db, {p.code: account for p, account in routing}, answers)
     found = [a for a in answers if isinstance(a, RampQuote)]
     return Quotes(
         quotes=await _as_routed(db, project_id, providers, states, found) if routed else found,
         unavailable=[a for a in answers if isinstance(a, UnavailableQuote)],
     )
+
+
+# The quote outcomes that are the provider's own failure (counted against its health).
+_FAILED_CALLS = ("TIMEOUT", "PROVIDER_ERROR")
+
+
+async def _count_calls(
+    db: async_sessionmaker[AsyncSession],
+    accounts: Mapping[str, str],
+    answers: Sequence[RampQuote | UnavailableQuote],
+) -> None:
+    """Each quote asked is a call of the provider account: counted in its health
+    (ramp/routing/health.py). Answers left out before any call (out of range, not
+    quoted) count for nothing."""
+    for answer in answers:
+        account = accounts.get(answer.provider.code)
+        if account is None:
+            continue
+        if isinstance(answer, RampQuote):
+            await record_call(db, account, None)
+        elif answer.reason in _FAILED_CALLS:
+            await record_call(db, account, f"quote: {answer.message}")
 
 
 async def _as_routed(

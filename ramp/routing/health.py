@@ -2,7 +2,8 @@
 worker process (the database: `provider_account_health`).
 
 What counts: every provider call the activities make (activities/providers.py records
-each attempt at the activity boundary). A call fails for the provider's own reasons when
+each attempt at the activity boundary) and every quote asked (ramp/quotes/service.py:
+a failed or late quote is a failure). A call fails for the provider's own reasons when
 it ends in `ProviderUnavailable` (a 5xx or 429 after the connector's own retries, a
 timeout, a connection error; the sandbox's `DOWN` and `REFUSE_TRANSFERS`) or outlives
 its activity's timeout. A refusal of one customer or one transfer (`ProviderRefused`,
