@@ -184,6 +184,9 @@ class ProviderFlow(Failover):
             async with self._lock:
                 if state.transaction is None and await self._fail_over(state, outcome.reason):
                     self._transfer_refusal = moved_reason(state, outcome.reason)
+                    if calls.orders_inline(state.provider) and _ready(state):
+                        # No handler will place an in-process provider's order: here.
+                        await self._order_inline(state)
                     await self._record(state)
                     self._publish(state)
                     return
