@@ -6,7 +6,7 @@ held quote's provider pinned, and the rest ranked as the project routes
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from sqlalchemy.ext.asyncio import async_sessionmaker
 from sqlmodel.ext.asyncio.session import AsyncSession
@@ -32,7 +32,6 @@ class Routed:
     any_down: bool = False
     # The provider asked for: the request's providerId, or its held quote's.
     preferred_id: str | None = None
-    excluded: list[str] = field(default_factory=list)
 
 
 async def route_payment(
@@ -75,7 +74,7 @@ async def route_payment(
         )
         states = {p.code: healths[account_of[p.code]].state for p in ranked}
         ranked = rank_providers(strategy, ranked, nets, states)
-    return Routed(ranked, rejected, bool(down), preferred, list(excluded))
+    return Routed(ranked, rejected, bool(down), preferred)
 
 
 async def _quoted_provider(
