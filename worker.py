@@ -146,7 +146,9 @@ def build_worker(
             db, secret_box, policy, writer=writer, sending=sender_process
         )
     outbox = outbox or WebhookOutbox(policy, dispatcher)
-    intents = IntentActivities(db, connectors or Connectors(), outbox, writer, provider_poll)
+    intents = IntentActivities(
+        db, connectors or Connectors(), outbox, writer, provider_poll, secret_box=secret_box
+    )
     webhooks = (
         WebhookActivities(db, dispatcher.wake, webhook_retention)
         if dispatcher is not None

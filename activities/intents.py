@@ -13,11 +13,12 @@ from contextlib import AbstractAsyncContextManager
 from typing import Any
 
 from sqlalchemy.ext.asyncio import async_sessionmaker
-from sqlmodel import select
+from sqlmodel import col, delete, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 from temporalio import activity
 
 from activities.provider_errors import temporal_error
+from activities.routing import route_payment
 from ramp.adapters.contract import (
     NotSupported,
     ProviderContext,
@@ -38,6 +39,7 @@ from ramp.catalog import (
 )
 from ramp.db.engine import begin_write
 from ramp.db.tables import (
+    ComplianceStepRow,
     ExternalAccount,
     IntentRow,
     SatisfiedRequirement,
@@ -70,6 +72,7 @@ from ramp.projects import routing_accounts
 from ramp.quotes.accounts import ConnectorQuoter
 from ramp.quotes.partner_fee import partner_fee_bps
 from ramp.quotes.receipt import order_receipt
+from ramp.security.encryption import SecretBox
 from ramp.temporal import application_error
 from ramp.webhooks.outbox import WebhookOutbox
 
@@ -82,8 +85,11 @@ class IntentActivities:
         outbox: WebhookOutbox,
         writer: AbstractAsyncContextManager[Any] | None = None,
         poll: PollSchedule | None = None,
+        secret_box: SecretBox | None = None,
     ) -> None:
         self._db = db
+        # For BEST_PRICE routing of production projects: their accounts' quotes.
+        self._secret_box = secret_box
         self._poll = poll or PollSchedule()
         self._connectors = connectors
         self._outbox = outbox
@@ -104,11 +110,25 @@ class IntentActivities:
         src = account_facts(source)
         dest = account_facts(destination)
         eligible, rejected = eligible_providers(providers, src, dest)
+        # DOWN accounts out, the rest as the project routes (activities/routing.py).
+        routed = await route_payment(
+            self._db,
+            request,
+            routing,
+            eligible,
+            rejected,
+            (src, dest),
+            connectors=self._connectors,
+            secret_box=self._secret_box,
+            excluded=request.excluded_providers,
+        )
+        eligible, down = routed.ranked, routed.any_down
         if not eligible:
             raise application_error(
                 InvalidInput(
                     IntentError.NO_ELIGIBLE_PROVIDER,
-                    "no provider can handle the requested external accounts",
+                    "no provider can handle the requested external accounts"
+                    + (" now: every eligible provider is DOWN" if down else ""),
                     {
                         "providers": [
                             {
@@ -118,11 +138,13 @@ class IntentActivities:
                             }
                             for p in providers
                         ],
-                        "remedy": "enable more providers for the project",
+                        "remedy": "try again later, or enable more providers for the project"
+                        if down
+                        else "enable more providers for the project",
                     },
                 )
             )
-        chosen = _preferred(request.provider_id, eligible, src, dest) or eligible[0]
+        chosen = _preferred(routed.preferred_id, eligible, src, dest, rejected) or eligible[0]
         corridor = matching_corridor(chosen, src, dest)
         assert corridor is not None  # eligible means a corridor matched
         currency = currency_by_code(source.currency_code)
@@ -264,6 +286,14 @@ class IntentActivities:
             if stored is None or stored <= state.revision:
                 await upsert(session, [rows.intent], ["id"])
                 await upsert(session, rows.steps, ["id"])
+                if state.provider_moves:
+                    # A failover rebuilt the plan: the old provider's other steps go.
+                    await session.exec(
+                        delete(ComplianceStepRow).where(
+                            col(ComplianceStepRow.intent_id) == state.id,
+                            col(ComplianceStepRow.id).not_in([s.id for s in rows.steps]),
+                        )
+                    )
                 # Another intent may have re-verified since: the latest verification wins.
                 await upsert(
                     session,
@@ -305,7 +335,11 @@ async def _accounts(
 
 
 def _preferred(
-    provider_id: str | None, eligible: Sequence[Provider], src: AccountFacts, dest: AccountFacts
+    provider_id: str | None,
+    eligible: Sequence[Provider],
+    src: AccountFacts,
+    dest: AccountFacts,
+    rejected: dict[str, list[str]],
 ) -> Provider | None:
     if provider_id is None:
         return None
@@ -318,9 +352,11 @@ def _preferred(
         "eligibleProviderIds": [p.id for p in eligible],
     }
     if known is not None:
-        details["reasons"] = ineligibility_reasons(known, src, dest) or [
-            "provider is not enabled for this project"
-        ]
+        details["reasons"] = (
+            rejected.get(known.code)
+            or ineligibility_reasons(known, src, dest)
+            or ["provider is not enabled for this project"]
+        )
     raise application_error(
         InvalidInput(
             IntentError.PROVIDER_NOT_ELIGIBLE,

@@ -1,6 +1,8 @@
 """The activity boundary of provider calls: the one place the connector contract's
 provider-neutral errors (ramp/adapters/contract.py) become Temporal's.
 
+- `ProviderOutOfService` -> not retried (PROVIDER_OUT_OF_SERVICE): the provider says it
+  is not serving; the intent fails over (ramp/routing);
 - `ProviderUnavailable` -> retried (honouring the provider's Retry-After as a floor);
 - `ProviderRefused` -> not retried: the workflow fails the step or the intent with the
   reason (and the fields it names); one that is not `final` (PROVIDER_DECLINED) leaves
@@ -21,6 +23,7 @@ from ramp.adapters.contract import (
     CredentialsRejected,
     NotSupported,
     ProviderError,
+    ProviderOutOfService,
     ProviderRefused,
     ProviderUnavailable,
 )
@@ -38,6 +41,10 @@ def backoff(attempt: int) -> float:
 
 def temporal_error(error: ProviderError, attempt: int) -> ApplicationError:
     """`error` as the activity fails with it (`attempt`: the activity's, from 1)."""
+    if isinstance(error, ProviderOutOfService):
+        return ApplicationError(
+            str(error), type=ProviderCallError.PROVIDER_OUT_OF_SERVICE, non_retryable=True
+        )
     if isinstance(error, ProviderUnavailable):
         delay = max(backoff(attempt), error.retry_after or 0.0)
         return ApplicationError(

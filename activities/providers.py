@@ -9,11 +9,15 @@ Each call opens the provider account into a `ProviderContext` here, so decrypted
 credentials exist only in this process, never in a workflow's history. The connector
 raises provider-neutral errors; activities/provider_errors.py turns them into Temporal's.
 `CredentialsRejected` marks the account UNHEALTHY (out of routing, the owner sees why)
-before activities/provider_errors.py maps it like every other provider error.
+before activities/provider_errors.py maps it like every other provider error. Every
+attempt also counts towards the account's health (ramp/routing/health.py): a failure of
+the provider's own (unavailable, out of service, past the activity's timeout) or an
+answer (a result, a refusal).
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import uuid
 from collections.abc import AsyncIterator
@@ -37,6 +41,7 @@ from ramp.adapters.contract import (
     ProviderCustomerRef,
     ProviderError,
     ProviderRefused,
+    ProviderUnavailable,
     TransactionOrder,
 )
 from ramp.adapters.registry import Connectors
@@ -60,6 +65,8 @@ from ramp.provider_accounts.service import mark_unhealthy, provider_context
 from ramp.quotes.accounts import ConnectorQuoter
 from ramp.quotes.partner_fee import partner_fee_bps
 from ramp.quotes.receipt import order_receipt
+from ramp.routing import behaviour
+from ramp.routing.health import record_call
 from ramp.security.encryption import SecretBox
 
 log = logging.getLogger(__name__)
@@ -180,7 +187,8 @@ class ProviderActivities:
         credentials to open: its context is made without reading the account."""
         local = self._connectors.get(provider_code) if provider_code else None
         if local is not None and local.call_mode is CallMode.LOCAL:
-            connector: Connector = local
+            # The sandbox's mocks behave as the project set them (UP, DOWN, ...).
+            connector: Connector = await behaviour.as_set(self._db, local, provider_account_id)
             ctx = ProviderContext.without_credentials(provider_account_id)
         else:
             async with self._db() as session:
@@ -199,8 +207,24 @@ class ProviderActivities:
                     session, provider_account_id=provider_account_id, reason=str(error)
                 )
             raise temporal_error(error, activity.info().attempt) from None
-        except ProviderError as error:
+        except ProviderUnavailable as error:
+            await self._count(provider_account_id, str(error) or type(error).__name__)
             raise temporal_error(error, activity.info().attempt) from None
+        except ProviderError as error:
+            await self._count(provider_account_id, None)  # an answer: the provider is up
+            raise temporal_error(error, activity.info().attempt) from None
+        except asyncio.CancelledError:
+            # Past the activity's timeout (or the intent moved on): counted as a timeout.
+            await asyncio.shield(self._count(provider_account_id, "no answer in time"))
+            raise
+        await self._count(provider_account_id, None)
+
+    async def _count(self, provider_account_id: str, failure: str | None) -> None:
+        """One call towards the account's health; never fails the call it counts."""
+        try:
+            await record_call(self._db, provider_account_id, failure)
+        except Exception:
+            log.exception("provider account %s: health not recorded", provider_account_id)
 
     async def _customer(
         self, connector: Connector, ctx: ProviderContext, customer_id: str

@@ -13,6 +13,7 @@ from api.services import services
 from ramp.catalog import Provider, supported_routes
 from ramp.external_accounts.service import requirements_for_route
 from ramp.projects import NO_PROVIDER_ACCOUNT, project_providers
+from ramp.routing.health import provider_health
 
 # An empty list keeps the specification's shape (an array); this header says why it is
 # empty when the project routes through no provider (a production project before its
@@ -53,8 +54,13 @@ async def list_supported_currencies(request: Request) -> Response:
 
 
 async def list_providers(request: Request) -> Response:
-    providers = await authenticated_providers(request)
-    return _hinted(json_list(provider_resource(provider) for provider in providers), providers)
+    async with services(request).db() as session:
+        project = await authenticate_project(request, session)
+        found = await provider_health(session, project.id)
+    providers = tuple(provider for provider, _ in found)
+    return _hinted(
+        json_list(provider_resource(p, health.state.value) for p, health in found), providers
+    )
 
 
 async def get_requirements(request: Request) -> Response:

@@ -63,6 +63,7 @@ async def create_intent(request: Request) -> Response:
         label=body.label,
         onboarding_redirect_url=body.onboarding_redirect_url,
         checkout_redirect_url=body.checkout_redirect_url,
+        quote_id=body.quote_id,
     )
     opened = await intent_service(app).open(
         customer.project_id, customer.id, order, request.headers.get(IDEMPOTENCY_HEADER)

@@ -132,6 +132,9 @@ def _quote(found: RampQuote) -> QuoteResource:
         ),
         expires_at=quote.expires_at,
         has_indicative_price=quote.indicative,
+        quote_id=found.quote_id,
+        selected=found.selected,
+        provider_status=found.status.value,
     )
 
 

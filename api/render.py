@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from typing import Any
 
 from pydantic import BaseModel
 from starlette.responses import JSONResponse
@@ -21,6 +22,7 @@ from api.schemas import (
     IntentResource,
     MoneyMovementPlanResource,
     ProviderAccountResource,
+    ProviderMoveResource,
     ProviderResource,
     RequirementResource,
     TransactionResource,
@@ -118,8 +120,9 @@ def _side(side: AccountSide) -> AccountSideResource:
     )
 
 
-def provider_resource(provider: Provider) -> ProviderResource:
+def provider_resource(provider: Provider, status: str = "HEALTHY") -> ProviderResource:
     return ProviderResource(
+        status=status,
         id=provider.id,
         code=provider.code,
         name=provider.name,
@@ -177,6 +180,10 @@ def intent_resource(
             ),
             created_at=intent.created_at,
             updated_at=intent.created_at,
+            provider_moves=[
+                ProviderMoveResource.model_validate(_camel(move))
+                for move in intent.provider_moves or []
+            ],
         ),
         compliance_plan=CompliancePlanResource(
             id=intent.plan_id,
@@ -237,3 +244,14 @@ def intent_envelope(
         workflow_id=workflow_id,
         transaction=transaction_resource(transaction) if transaction else None,
     )
+
+
+def _camel(move: dict[str, Any]) -> dict[str, Any]:
+    """A stored move (snake_case, as the workflow's model dumps it) in the wire's names."""
+    names = {
+        "from_provider_code": "fromProviderCode",
+        "from_provider_account_id": "fromProviderAccountId",
+        "to_provider_code": "toProviderCode",
+        "to_provider_account_id": "toProviderAccountId",
+    }
+    return {names.get(key, key): value for key, value in move.items()}

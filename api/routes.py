@@ -41,6 +41,7 @@ from api.operations import (
 )
 from api.project_settings import get_onboarding_origins, put_onboarding_origins
 from api.provider_routes import PROVIDER_ROUTES
+from api.routing import ROUTING_ROUTES
 from api.sandbox import record_step_outcome, report_transaction_event
 from api.walletpay import issue_nonce, verify_challenge
 from api.webhooks import (
@@ -273,6 +274,7 @@ V1: list[BaseRoute] = [
             errors=(400, 401, 404, 409, 503),
         ),
     ),
+    *ROUTING_ROUTES,
     ApiRoute(
         "POST",
         "/webhooks/endpoints",

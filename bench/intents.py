@@ -31,7 +31,7 @@ says whose CPU. Prints one JSON object with the figures, their ratios and the ta
 Usage:
 
     .venv/bin/python -m bench.intents [--requests 200] [--throughput-requests 400]
-        [--concurrency 20] [--warmup 20] [--rounds 2]
+        [--concurrency 20] [--warmup 20] [--rounds 2] [--strategy BEST_PRICE]
 """
 
 from __future__ import annotations
@@ -58,6 +58,7 @@ from typing import Any
 
 import httpx
 import sqlalchemy
+from sqlmodel import Session, select
 from temporalio import activity, workflow
 from temporalio.client import Client, WithStartWorkflowOperation
 from temporalio.common import WorkflowIDConflictPolicy
@@ -69,6 +70,9 @@ from bench import webhooks
 from bench.sandbox import SandboxProcess, descendants
 from ramp.catalog import SANDBOX_PROVIDERS, route_requirements
 from ramp.config import sync_database_url
+from ramp.db.routing_tables import ProjectRouting
+from ramp.db.tables import Project
+from ramp.db.types import utcnow
 
 FLOOR_TASK_QUEUE = "bench-floor"
 # As many as IntentWorkflow.open runs on the auto-complete path.
@@ -202,6 +206,9 @@ class Plan:
     postgres: str | None = None
     # RAMP_WEBHOOK_DISPATCH for `ramp dev`; None: its own choice for the database.
     webhook_dispatch: str | None = None
+    # The demo project's routing strategy (issue 26): BEST_PRICE asks every eligible
+    # provider's quote in select_provider, on POST /intent's path.
+    strategy: str = "FIRST_ELIGIBLE"
 
 
 # Processes whose CPU time is counted, by a marker in their command line.
@@ -414,8 +421,25 @@ async def measure_floor(temporal_address: str, plan: Plan, pids: dict[str, int])
         return pooled([await measure(floor_call(client, uuid.uuid4().hex[:8]), plan, pids)])
 
 
-async def run(sandbox: SandboxProcess, plan: Plan) -> dict[str, Any]:
-    project = basic(*sandbox.credentials())
+def route_by(database_url: str, client_id: str, strategy: str) -> None:
+    """Sets the demo project's routing strategy, as the admin API would."""
+    engine = sqlalchemy.create_engine(sync_database_url(database_url))
+    try:
+        with Session(engine) as session:
+            project = session.exec(select(Project).where(Project.client_id == client_id)).one()
+            session.add(
+                ProjectRouting(project_id=project.id, strategy=strategy, updated_at=utcnow())
+            )
+            session.commit()
+    finally:
+        engine.dispose()
+
+
+async def run(sandbox: SandboxProcess, plan: Plan, database_url: str) -> dict[str, Any]:
+    client_id, secret = sandbox.credentials()
+    project = basic(client_id, secret)
+    if plan.strategy != "FIRST_ELIGIBLE":
+        route_by(database_url, client_id, plan.strategy)
     pids = processes(sandbox)
     async with api_client(sandbox.api, plan.concurrency) as http:
         payer = await register_payer(http, project)
@@ -516,6 +540,12 @@ def parse_plan() -> Plan:
         "instead of SQLite (e.g. postgresql://127.0.0.1:5432/test)",
     )
     parser.add_argument(
+        "--strategy",
+        choices=["FIRST_ELIGIBLE", "BEST_PRICE"],
+        default="FIRST_ELIGIBLE",
+        help="the demo project's routing strategy (set in its database before measuring)",
+    )
+    parser.add_argument(
         "--webhook-dispatch",
         choices=["worker", "separate"],
         default=None,
@@ -531,6 +561,7 @@ def parse_plan() -> Plan:
         args.rounds,
         args.postgres,
         args.webhook_dispatch,
+        args.strategy,
     )
 
 
@@ -560,7 +591,8 @@ def main() -> None:
         dispatch = {"RAMP_WEBHOOK_DISPATCH": plan.webhook_dispatch} if plan.webhook_dispatch else {}
         sandbox = SandboxProcess(Path(data_dir), database_url, env=dispatch)
         try:
-            results = asyncio.run(run(sandbox, plan))
+            stored = database_url or f"sqlite:///{Path(data_dir) / 'ramp.db'}"
+            results = asyncio.run(run(sandbox, plan, stored))
         finally:
             sandbox.interrupt()
     report = {
@@ -573,6 +605,7 @@ def main() -> None:
             "throughput_requests": plan.throughput_requests,
             "concurrency": plan.concurrency,
             "rounds": plan.rounds,
+            "strategy": plan.strategy,
             # As observed: a dispatcher process ran, or the worker sent them.
             "webhook_dispatch": "separate"
             if "ramp_dispatcher" in results["service"]["cpu_ms_per_request"]

@@ -99,6 +99,10 @@ class IntentError(StrEnum):
     INTENT_NOT_CANCELLABLE = "INTENT_NOT_CANCELLABLE"
     # onboardingRedirectUrl / checkoutRedirectUrl off the project's allowed origins (400).
     REDIRECT_URL_NOT_ALLOWED = "REDIRECT_URL_NOT_ALLOWED"
+    # POST /intent with a quoteId past its validity (409), or not a live quote of the
+    # project, or for another payment (400) (issue 26).
+    QUOTE_EXPIRED = "QUOTE_EXPIRED"
+    QUOTE_NOT_FOUND = "QUOTE_NOT_FOUND"
 
 
 class CancelRefusal(StrEnum):
@@ -174,6 +178,9 @@ class ProviderCallError(StrEnum):
     PROVIDER_NOT_SUPPORTED = "PROVIDER_NOT_SUPPORTED"
     # Never retried, and the intent stays as it was: the client may ask again.
     PROVIDER_DECLINED = "PROVIDER_DECLINED"
+    # Never retried: the provider is out of service for its own reasons; the intent
+    # fails over to its next eligible provider (issue 26).
+    PROVIDER_OUT_OF_SERVICE = "PROVIDER_OUT_OF_SERVICE"
 
 
 class ProviderWebhookError(StrEnum):
@@ -272,6 +279,8 @@ _KIND_BY_CODE: dict[str, type[DomainError]] = {
     IntentError.PROVIDER_ERROR: ProviderFailed,
     IntentError.TEMPORARILY_UNAVAILABLE: Unavailable,
     IntentError.INTENT_NOT_CANCELLABLE: Conflict,
+    IntentError.QUOTE_EXPIRED: Conflict,
+    IntentError.QUOTE_NOT_FOUND: InvalidInput,
     StepError.STEP_NOT_CURRENT: Conflict,
     StepError.COMPLIANCE_CLOSED: Conflict,
     StepError.INVALID_TRANSITION: Conflict,

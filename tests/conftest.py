@@ -114,6 +114,8 @@ MODULE_SECONDS = {
     "tests/test_supervisor.py": 29,
     "tests/test_cli.py": 22,
     "tests/test_quotes.py": 19,
+    "tests/test_routing.py": 9,
+    "tests/test_routing_replay.py": 2,
     "tests/test_bridge_connector.py": 14,
     "tests/test_replay.py": 12,
     "tests/test_catalog.py": 8,

@@ -93,6 +93,9 @@ async def test_bridge_quotes_an_onramp_from_its_sell_rate_with_the_partner_fee(
         },
         "expiresAt": quote["expiresAt"],
         "hasIndicativePrice": True,
+        "quoteId": quote["quoteId"],
+        "selected": True,
+        "providerStatus": "HEALTHY",
     }
     assert quote["expiresAt"].endswith("Z")
     [asked] = [r for r in bridge.requests if r.path == "/v0/exchange_rates"]

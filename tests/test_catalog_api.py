@@ -42,7 +42,17 @@ async def test_providers_list_ids_matching_the_routes(
     ids = {provider["id"] for provider in providers}
     assert {pid for route in routes for pid in route["providerIds"]} == ids
     atlas = next(p for p in providers if p["code"] == "sandbox_atlas")
-    assert set(atlas) == {"id", "code", "name", "environment", "corridors", "requirements"}
+    assert set(atlas) == {
+        "id",
+        "code",
+        "name",
+        "environment",
+        "corridors",
+        "requirements",
+        "status",
+    }
+    # No call of the project's Atlas account failed (issue 26: its health).
+    assert atlas["status"] == "HEALTHY"
     corridor = atlas["corridors"][0]
     assert set(corridor) == {"type", "source", "destination", "limits"}
     assert set(corridor["source"]) == {"currencies", "accountType", "rails", "countries"}

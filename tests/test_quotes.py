@@ -63,6 +63,10 @@ async def test_every_provider_of_the_route_quotes_from_the_rate_table(
         },
         "expiresAt": atlas["expiresAt"],
         "hasIndicativePrice": True,
+        # Issue 26: held for POST /intent, the one FIRST_ELIGIBLE routing picks, healthy.
+        "quoteId": atlas["quoteId"],
+        "selected": True,
+        "providerStatus": "HEALTHY",
     }
     assert atlas["expiresAt"].endswith("Z")
     beacon = found[(BEACON, "ACH")]

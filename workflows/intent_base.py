@@ -37,6 +37,10 @@ class IntentBase:
         self._transfer_refusal: str | None = None
         self._early_verdicts: dict[str, StepUpdate] = {}
         self._void_unconfirmed = False
+        # Failover (workflows/failover.py): whether this run takes ROUTE_FAILOVER,
+        # once asked; and whether the driver should place its order again.
+        self._failover: bool | None = None
+        self._order_again = False
 
     def _opened(self) -> IntentState:
         if self._state is None:

@@ -46,7 +46,7 @@ from ramp.intents.provider_calls import (
 )
 from ramp.intents.states import PlanStatus, ProviderEventType, TransactionStatus
 from workflows import provider_calls as calls
-from workflows.intent_base import IntentBase
+from workflows.failover import ORDER_BUDGET, Failover, moved_reason
 
 # How long `execute` waits for a network provider's order before answering without it.
 EXECUTE_WAIT = timedelta(seconds=20)
@@ -60,7 +60,7 @@ POLL_BUDGET = timedelta(minutes=10)
 LATE_DEPOSIT_WATCH = timedelta(days=30)
 
 
-class ProviderFlow(IntentBase):
+class ProviderFlow(Failover):
     # --- the driver -----------------------------------------------------------------
 
     async def _run_provider(self, state: IntentState) -> None:
@@ -95,19 +95,25 @@ class ProviderFlow(IntentBase):
             raise
 
     async def _walk(self, state: IntentState) -> None:
-        await self._comply(state)
-        inline = calls.orders_inline(state.provider)
-        await workflow.wait_condition(
-            lambda: (
-                lifecycle.is_terminal(state)
-                or state.transaction is not None
-                or (not inline and _ready(state))
-            )
-        )
-        if lifecycle.is_terminal(state):
-            return
-        if state.transaction is None:
-            await self._place_order(state)
+        while True:
+            # A failover (workflows/failover.py) walks the new provider's flow again;
+            # runs without it pass here once, as before.
+            moves = len(state.provider_moves)
+            await self._comply(state)
+            inline = calls.orders_inline(state.provider)
+            await workflow.wait_condition(_order_due(state, moves, inline))
+            if lifecycle.is_terminal(state):
+                return
+            if state.transaction is None and len(state.provider_moves) == moves:
+                self._order_again = False
+                await self._place_order(state)
+            if (
+                state.transaction is None
+                and not lifecycle.is_terminal(state)
+                and (len(state.provider_moves) != moves or self._order_again)
+            ):
+                continue
+            break
         await self._follow_transfer(state)
 
     async def _comply(self, state: IntentState) -> None:
@@ -158,7 +164,13 @@ class ProviderFlow(IntentBase):
                 delay = _poll_next(state, delay)
 
     async def _place_order(self, state: IntentState) -> None:
-        """The driver's order (a network connector's): the call outside the lock."""
+        """The driver's order (a network connector's): the call outside the lock. With
+        failover, each provider gets ORDER_BUDGET, then the intent moves on (or tries
+        the same provider again when no other can serve it)."""
+        failover_on = self._failover_on()
+        until = state.expired_at
+        if failover_on:
+            until = min(until, workflow.now() + ORDER_BUDGET)
         outcome = await calls.call(
             state.provider,
             provider_activities.provider_create_transfer,
@@ -166,8 +178,21 @@ class ProviderFlow(IntentBase):
                 provider_account_id=state.provider.provider_account_id,
                 request=_transaction_request(state),
             ),
-            until=state.expired_at,
+            until=until,
         )
+        if isinstance(outcome, calls.GaveUp) and failover_on:
+            async with self._lock:
+                if state.transaction is None and await self._fail_over(state, outcome.reason):
+                    self._transfer_refusal = moved_reason(state, outcome.reason)
+                    if calls.orders_inline(state.provider) and _ready(state):
+                        # No handler will place an in-process provider's order: here.
+                        await self._order_inline(state)
+                    await self._record(state)
+                    self._publish(state)
+                    return
+            self._transfer_refusal = outcome.reason
+            self._order_again = workflow.now() < state.expired_at
+            return
         if isinstance(outcome, (calls.GaveUp, calls.Declined)):
             self._transfer_refusal = outcome.reason
             return
@@ -216,6 +241,15 @@ class ProviderFlow(IntentBase):
         if isinstance(outcome, calls.Refused):
             self._transfer_refusal = outcome.reason
             handoffs.fail(state, outcome.reason, self._now())
+        elif isinstance(outcome, calls.GaveUp) and await self._fail_over(state, outcome.reason):
+            # Moved to the next eligible provider: its order at once when its plan is
+            # complete (in process, here; across the network, by the driver).
+            self._transfer_refusal = moved_reason(state, outcome.reason)
+            if lifecycle.execution_refusal(state) is None:
+                if calls.orders_inline(state.provider):
+                    await self._order_inline(state)
+                else:
+                    state.execution_requested = True
         elif isinstance(outcome, (calls.Declined, calls.GaveUp)):
             # A valid intent without a transaction: POST /intent/{id}/transaction again.
             workflow.logger.warning("provider did not create the transaction: %s", outcome)
@@ -414,6 +448,17 @@ def _moved(state: IntentState) -> Callable[[], bool]:
     """A condition: the state changed since now, or the intent ended."""
     revision = state.revision
     return lambda: state.revision != revision or lifecycle.is_terminal(state)
+
+
+def _order_due(state: IntentState, moves: int, inline: bool) -> Callable[[], bool]:
+    """A condition: the driver has an order to place or follow (or the intent ended, or
+    moved to another provider since `moves`)."""
+    return lambda: (
+        lifecycle.is_terminal(state)
+        or state.transaction is not None
+        or (not inline and _ready(state))
+        or len(state.provider_moves) != moves
+    )
 
 
 def _ready(state: IntentState) -> bool:

@@ -11,8 +11,10 @@ from api import schemas
 from api.dashboard import admin_org as org
 from api.dashboard import admin_projects as projects
 from api.dashboard import admin_providers as providers
+from api.dashboard import admin_routing as routing
 from api.dashboard import schemas as admin
 from api.operations import CURSOR, LIMIT, ApiRoute, Operation, path_parameter, query_filter
+from api.schemas import routing as routing_schemas
 
 PROJECT = path_parameter("projectId", "A project of the caller's organization")
 PROVIDER = (PROJECT, path_parameter("provider", "A provider's code, e.g. BRIDGE"))
@@ -252,6 +254,25 @@ ADMIN_ROUTES: list[ApiRoute] = [
         "Set the project's partner fee, 0 to 1000 basis points (developer)",
         request=admin.PartnerFeeBody,
         response=admin.PartnerFeeResource,
+        parameters=(PROJECT,),
+    ),
+    _route(
+        "GET",
+        "/projects/{projectId}/routing",
+        routing.get_routing,
+        "adminGetRouting",
+        "The project's routing strategy and its provider accounts' health",
+        response=routing_schemas.ProjectRoutingResource,
+        parameters=(PROJECT,),
+    ),
+    _route(
+        "PUT",
+        "/projects/{projectId}/routing",
+        routing.put_routing,
+        "adminPutRouting",
+        "Set the project's routing strategy: FIRST_ELIGIBLE or BEST_PRICE (developer)",
+        request=routing_schemas.RoutingBody,
+        response=routing_schemas.ProjectRoutingResource,
         parameters=(PROJECT,),
     ),
     _route(

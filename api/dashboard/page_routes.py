@@ -46,6 +46,7 @@ PAGES: list[BaseRoute] = [
     _post(P + "/issuers/{issuerId}/remove", projects.remove_issuer),
     _post(P + "/origins", projects.set_origins),
     _post(P + "/partner-fee", projects.set_partner_fee),
+    _post(P + "/routing", projects.set_routing),
     _get(P + "/providers", providers.providers_page),
     _post(P + "/providers/{provider}", providers.provider_action),
     _get("/security", providers.security_page),

@@ -16,7 +16,7 @@ from ramp.config import Environment
 from ramp.db.tables import Organization
 from ramp.db.types import utcnow
 from ramp.errors import InvalidInput
-from ramp.organizations import project_admin
+from ramp.organizations import project_admin, routing_admin
 from ramp.projects import previous_secret_valid
 from ramp.security.encryption import SecretBox
 
@@ -77,8 +77,10 @@ async def _project(
         found = await project_admin.project(session, who.principal, project_id)
         issuers = await project_admin.issuers(session, who.principal, project_id)
         fee = await project_admin.partner_fee(session, who.principal, project_id)
+        routing = await routing_admin.routing(session, who.principal, project_id)
     context = {
         "partner_fee": fee,
+        "routing": routing,
         "project": found,
         "issuers": issuers,
         "previous_valid": previous_secret_valid(found, utcnow()),
@@ -185,3 +187,17 @@ async def set_partner_fee(request: Request) -> Response:
     except InvalidInput as refusal:
         return await _project(request, who, organization, {"error": refusal.message}, 400)
     return redirect(f"/dashboard/projects/{project_id}#fee")
+
+
+@page
+async def set_routing(request: Request) -> Response:
+    who, organization, form = await posted(request)
+    project_id = request.path_params["projectId"]
+    try:
+        async with services(request).db() as session:
+            await routing_admin.set_routing(
+                session, who.principal, project_id, field(form, "strategy")
+            )
+    except InvalidInput as refusal:
+        return await _project(request, who, organization, {"error": refusal.message}, 400)
+    return redirect(f"/dashboard/projects/{project_id}#routing")

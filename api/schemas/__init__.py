@@ -25,6 +25,7 @@ from api.schemas.core import (
     MoneyMovementPlanResource,
     ProviderAccountResource,
     ProviderEventAccepted,
+    ProviderMoveResource,
     ProviderResource,
     ProviderWebhookBody,
     ProviderWebhookReceived,
@@ -54,6 +55,13 @@ from api.schemas.onboarding import (
     OnboardingStep,
     OnboardingTerms,
     OnboardingTransaction,
+)
+from api.schemas.routing import (
+    ProjectRoutingResource,
+    ProviderHealthResource,
+    RoutingBody,
+    SandboxProviderBehaviourBody,
+    SandboxProviderBehaviourResource,
 )
 from api.schemas.webhooks import (
     CreateWebhookEndpoint,
@@ -103,8 +111,11 @@ __all__ = [
     "OnboardingStep",
     "OnboardingTerms",
     "OnboardingTransaction",
+    "ProjectRoutingResource",
     "ProviderAccountResource",
     "ProviderEventAccepted",
+    "ProviderHealthResource",
+    "ProviderMoveResource",
     "ProviderResource",
     "ProviderWebhookBody",
     "ProviderWebhookReceived",
@@ -115,6 +126,9 @@ __all__ = [
     "RequirementsResource",
     "Resource",
     "RouteResource",
+    "RoutingBody",
+    "SandboxProviderBehaviourBody",
+    "SandboxProviderBehaviourResource",
     "SandboxProviderEvent",
     "SandboxStepOutcome",
     "StepOutcomeAccepted",

@@ -3,7 +3,7 @@ the base classes, customers, the catalog, external accounts and intents."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
 
 from pydantic import (
@@ -149,6 +149,12 @@ class CreateIntent(RequestBody):
         description="Where the hosted onboarding sends the customer after showing the "
         "deposit instructions; its origin must be one of the project's onboarding origins",
     )
+    quote_id: Identifier | None = Field(
+        default=None,
+        alias="quoteId",
+        description="A quote of GET /v1/intent/quote for this payment: its provider is used "
+        "while the quote is valid (409 QUOTE_EXPIRED after)",
+    )
 
 
 class ExecuteIntent(RequestBody):
@@ -246,6 +252,12 @@ class ProviderResource(Resource):
     environment: str
     corridors: list[CorridorResource]
     requirements: list[RequirementResource]
+    # The project's account at this provider, as its own calls judge it (issue 26).
+    status: Literal["HEALTHY", "DEGRADED", "DOWN"] = Field(
+        default="HEALTHY",
+        description="Health of the project's account at this provider, from its recent "
+        "calls: DOWN is out of routing until probed (docs/api.md#provider-health)",
+    )
 
 
 class RequirementsResource(Resource):
@@ -266,6 +278,15 @@ class ProviderAccountResource(Resource):
     provider_name: str = Field(alias="providerName")
 
 
+class ProviderMoveResource(Resource):
+    from_provider_code: str = Field(alias="fromProviderCode")
+    from_provider_account_id: str = Field(alias="fromProviderAccountId")
+    to_provider_code: str = Field(alias="toProviderCode")
+    to_provider_account_id: str = Field(alias="toProviderAccountId")
+    reason: str
+    at: Timestamp
+
+
 class MoneyMovementPlanResource(Resource):
     id: str
     type: MovementType
@@ -273,6 +294,12 @@ class MoneyMovementPlanResource(Resource):
     provider_account: ProviderAccountResource = Field(alias="providerAccount")
     created_at: Timestamp = Field(alias="createdAt")
     updated_at: Timestamp = Field(alias="updatedAt")
+    provider_moves: list[ProviderMoveResource] = Field(
+        default_factory=list,
+        alias="providerMoves",
+        description="Each failover to another provider (its own failure to create the "
+        "transaction), oldest first: from which account, to which, and why",
+    )
 
 
 class ComplianceEdgeResource(Resource):

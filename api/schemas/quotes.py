@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import Field, PlainSerializer, WithJsonSchema
 
@@ -42,6 +42,22 @@ class QuoteResource(Resource):
     fees: QuoteFeesResource
     expires_at: Timestamp | None = Field(alias="expiresAt")
     has_indicative_price: bool = Field(alias="hasIndicativePrice")
+    quote_id: str | None = Field(
+        default=None,
+        alias="quoteId",
+        description="Held until expiresAt: POST /intent with it uses this provider (409 "
+        "QUOTE_EXPIRED after)",
+    )
+    selected: bool = Field(
+        default=False,
+        description="The quote POST /intent without providerId would pick, as the project "
+        "routes (FIRST_ELIGIBLE or BEST_PRICE); quotes come in that ranking",
+    )
+    provider_status: Literal["HEALTHY", "DEGRADED", "DOWN"] = Field(
+        default="HEALTHY",
+        alias="providerStatus",
+        description="Health of the project's account at this provider (DOWN: not routed)",
+    )
 
 
 class UnavailableQuoteResource(Resource):

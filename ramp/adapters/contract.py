@@ -43,6 +43,7 @@ __all__ = [
     "ProviderCustomerRef",
     "ProviderError",
     "ProviderEvent",
+    "ProviderOutOfService",
     "ProviderQuote",
     "ProviderRefused",
     "ProviderTransfer",
@@ -337,6 +338,14 @@ class ProviderUnavailable(ProviderError):
     def __init__(self, message: str, retry_after: float | None = None) -> None:
         super().__init__(message)
         self.retry_after = retry_after
+
+
+class ProviderOutOfService(ProviderUnavailable):
+    """The provider is not serving for reasons of its own (down, or refusing transfers
+    while it is: a maintenance, its own limits), and says so at once: not retried within
+    the call, counted against the account's health, and an intent whose order it was
+    fails over to its next eligible provider (ramp/routing, workflows/failover.py).
+    Never a refusal of one customer or one transfer: that is `ProviderRefused`."""
 
 
 class ProviderRefused(ProviderError):

@@ -259,6 +259,10 @@ class IntentRow(SQLModel, table=True):
     provider_code: str = Field(max_length=64)
     provider_name: str = Field(max_length=200)
     provider_account_id: str = Field(foreign_key="provider_account.id", max_length=36)
+    # Each failover to another provider, and why (issue 26); None while it never moved.
+    provider_moves: list[dict[str, Any]] | None = Field(
+        default=None, sa_column=Column(JSON, nullable=True)
+    )
     # Compliance plan (one per intent).
     plan_id: str = Field(max_length=36)
     plan_status: str = Field(max_length=16)
@@ -460,3 +464,9 @@ from ramp.db.org_tables import OrganizationSecurity as OrganizationSecurity  # n
 from ramp.db.org_tables import OrgApiKey as OrgApiKey  # noqa: E402
 from ramp.db.org_tables import OrgInvite as OrgInvite  # noqa: E402
 from ramp.db.org_tables import OrgMember as OrgMember  # noqa: E402
+
+# Routing's tables (issue 26): health, strategy, held quotes, sandbox behaviours.
+from ramp.db.routing_tables import HeldQuote as HeldQuote  # noqa: E402
+from ramp.db.routing_tables import ProjectRouting as ProjectRouting  # noqa: E402
+from ramp.db.routing_tables import ProviderAccountHealth as ProviderAccountHealth  # noqa: E402
+from ramp.db.routing_tables import SandboxProviderBehaviour as SandboxProviderBehaviour  # noqa: E402

@@ -41,6 +41,20 @@ class IntentStatusChanged(WireModel):
     failure_reason: str | None
 
 
+class IntentProviderMoved(WireModel):
+    """INTENT_STATUS_CHANGED of a failover (issue 26): the intent moved to another
+    provider, and why; its status is unchanged (the move happens before any transaction)."""
+
+    intent_id: str
+    customer_id: str
+    status: IntentStatus
+    previous_status: IntentStatus | None
+    failure_reason: str | None
+    moved_from_provider_code: str
+    moved_to_provider_code: str
+    move_reason: str
+
+
 class ComplianceUpdated(WireModel):
     intent_id: str
     customer_id: str
@@ -70,7 +84,13 @@ class DepositUnmatched(WireModel):
 
 
 # Told apart by their fields (extra fields are forbidden, and each has its own).
-EventData = IntentStatusChanged | ComplianceUpdated | MoneyMovementUpdated | DepositUnmatched
+EventData = (
+    IntentStatusChanged
+    | IntentProviderMoved
+    | ComplianceUpdated
+    | MoneyMovementUpdated
+    | DepositUnmatched
+)
 
 
 class WebhookEvent(WireModel):
@@ -160,6 +180,24 @@ def transition_events(
                 transaction_id=transaction.id if transaction else None,
                 provider_reference=transaction.provider_reference if transaction else None,
                 unmatched_reason=unmatched.reason,
+            ),
+        )
+
+    for number, move in enumerate(after.provider_moves):
+        if before is not None and number < len(before.provider_moves):
+            continue
+        emit(
+            WebhookEventType.INTENT_STATUS_CHANGED,
+            f"move/{number}",
+            IntentProviderMoved(
+                intent_id=after.id,
+                customer_id=after.customer_id,
+                status=after.status,
+                previous_status=before.status if before else None,
+                failure_reason=None,
+                moved_from_provider_code=move.from_provider_code,
+                moved_to_provider_code=move.to_provider_code,
+                move_reason=move.reason,
             ),
         )
 

@@ -50,6 +50,10 @@ class IntentRequest(_Model):
     label: str | None = None
     onboarding_redirect_url: str | None = None
     checkout_redirect_url: str | None = None
+    # A held quote's id (issue 26): select_provider takes its provider while it is valid.
+    quote_id: str | None = None
+    # Providers a failover moves away from (issue 26): select_provider skips them.
+    excluded_providers: list[str] = Field(default_factory=list)
     lifetime_seconds: int
     # Hash of the request body: a retry with the same Idempotency-Key must match it.
     fingerprint: str
@@ -241,6 +245,18 @@ class UnmatchedDeposit(_Model):
     received_at: datetime
 
 
+class ProviderMove(_Model):
+    """The intent left a provider that failed to create its transaction for reasons of
+    its own, for the next eligible one (issue 26)."""
+
+    from_provider_code: str
+    from_provider_account_id: str
+    to_provider_code: str
+    to_provider_account_id: str
+    reason: str
+    at: datetime
+
+
 class IntentState(_Model):
     """Everything the workflow knows about its intent; the projection mirrors it."""
 
@@ -281,6 +297,8 @@ class IntentState(_Model):
     # Money the provider received that this intent cannot take (it had expired or was
     # cancelled, or the amount differs): an operator must refund it.
     unmatched_deposit: UnmatchedDeposit | None = None
+    # Each move to another provider, and why (issue 26: failover; ramp/intents/failover.py).
+    provider_moves: list[ProviderMove] = Field(default_factory=list)
 
 
 class StepUpdate(_Model):

@@ -58,6 +58,7 @@ def project(state: IntentState) -> IntentProjection:
         provider_code=selection.provider_code,
         provider_name=selection.provider_name,
         provider_account_id=selection.provider_account_id,
+        provider_moves=[move.model_dump(mode="json") for move in state.provider_moves] or None,
         plan_id=plan.id,
         plan_status=plan.status.value,
         current_step_code=plan.current_step_code,

@@ -72,6 +72,8 @@ class IntentOrder:
     label: str | None = None
     onboarding_redirect_url: str | None = None
     checkout_redirect_url: str | None = None
+    # A held quote (GET /v1/intent/quote): its provider, while it is valid (issue 26).
+    quote_id: str | None = None
 
 
 @dataclass(frozen=True)
@@ -117,6 +119,7 @@ def body_fingerprint(order: IntentOrder) -> str:
                 ("label", order.label),
                 ("onboardingRedirectUrl", order.onboarding_redirect_url),
                 ("checkoutRedirectUrl", order.checkout_redirect_url),
+                ("quoteId", order.quote_id),
             )
             if value is not None
         }
@@ -201,6 +204,7 @@ class IntentService:
             label=order.label,
             onboarding_redirect_url=order.onboarding_redirect_url,
             checkout_redirect_url=order.checkout_redirect_url,
+            quote_id=order.quote_id,
             lifetime_seconds=self._lifetime_seconds,
             fingerprint=fingerprint,
         )

@@ -11,8 +11,9 @@ provider's fees and taken from what arrives.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
@@ -30,6 +31,10 @@ from ramp.projects import NO_PROVIDER_ACCOUNT, routing_accounts
 from ramp.quotes.accounts import account_quoters
 from ramp.quotes.models import ProviderQuote, Quoter, RailQuoteRequest
 from ramp.quotes.partner_fee import after_partner_fee, partner_fee, partner_fee_bps
+from ramp.quotes.ranking import held, hold
+from ramp.routing import behaviour
+from ramp.routing.health import Health, account_health, record_call
+from ramp.routing.strategy import rank
 from ramp.security.encryption import SecretBox
 
 logger = logging.getLogger("ramp.quotes")
@@ -58,6 +63,11 @@ class RampQuote:
     total_fee: Decimal
     # What arrives after every fee, the partner's included.
     destination_amount: Decimal
+    # As the project routes (issue 26, ramp/quotes/ranking.py): the provider account's
+    # health, whether POST /intent would pick this quote, and its id for POST /intent.
+    status: Health = Health.HEALTHY
+    selected: bool = False
+    quote_id: str | None = None
 
 
 @dataclass(frozen=True)
@@ -88,19 +98,28 @@ async def project_quotes(
     query: QuoteQuery,
     *,
     sandbox_quoters: Mapping[str, Quoter],
-    secret_box: SecretBox,
+    secret_box: SecretBox | None,
     connectors: Connectors | None = None,
     budget_seconds: float = QUOTE_BUDGET_SECONDS,
+    routed: bool = True,
 ) -> Quotes:
-    """The quotes of `project`'s providers, asked where its environment says."""
+    """The quotes of `project`'s providers, asked where its environment says; `routed`:
+    ranked and held as GET /v1/intent/quote shows them (else as asked, unheld)."""
     quoters: Mapping[str, Quoter] = sandbox_quoters
+    if project.environment == Environment.SANDBOX:
+        async with db() as session:
+            modes = await behaviour.project_behaviours(session, project.id)
+        quoters = behaviour.quoters_as_set(sandbox_quoters, modes)
     if project.environment == Environment.PRODUCTION:
+        assert secret_box is not None, "a production project's accounts need the key"
         _route(query)  # an unknown currency is refused before any account is opened
         async with db() as session:
             quoters = await account_quoters(
                 session, project.id, secret_box=secret_box, connectors=connectors
             )
-    return await quote_route(db, quoters, project.id, query, budget_seconds=budget_seconds)
+    return await quote_route(
+        db, quoters, project.id, query, budget_seconds=budget_seconds, routed=routed
+    )
 
 
 async def quote_route(
@@ -110,6 +129,7 @@ async def quote_route(
     query: QuoteQuery,
     *,
     budget_seconds: float = QUOTE_BUDGET_SECONDS,
+    routed: bool = True,
 ) -> Quotes:
     """Quotes of every provider of the project that serves the route (and the filters)."""
     source, destination = _route(query)
@@ -120,8 +140,11 @@ async def quote_route(
             IntentError.AMOUNT_VALIDATION_ERROR, problem.message, problem.details
         ) from None
     async with db() as session:
-        providers = [provider for provider, _ in await routing_accounts(session, project_id)]
+        routing = await routing_accounts(session, project_id)
+        providers = [provider for provider, _ in routing]
         bps = await partner_fee_bps(session, project_id)
+        healths = await account_health(session, [account for _, account in routing])
+    states = {provider.code: healths[account].state for provider, account in routing}
     if query.provider_id is not None and query.provider_id not in {p.id for p in providers}:
         raise InvalidInput(
             RequestError.VALIDATION_ERROR,
@@ -146,10 +169,75 @@ async def quote_route(
     answers = await asyncio.gather(
         *(_quote(quoters, c, source, destination, amount, bps, budget_seconds) for c in candidates)
     )
+    await _count_calls(db, {p.code: account for p, account in routing}, answers)
+    found = [a for a in answers if isinstance(a, RampQuote)]
     return Quotes(
-        quotes=[a for a in answers if isinstance(a, RampQuote)],
+        quotes=await _as_routed(db, project_id, providers, states, found) if routed else found,
         unavailable=[a for a in answers if isinstance(a, UnavailableQuote)],
     )
+
+
+# The quote outcomes that are the provider's own failure (counted against its health).
+_FAILED_CALLS = ("TIMEOUT", "PROVIDER_ERROR")
+
+
+async def _count_calls(
+    db: async_sessionmaker[AsyncSession],
+    accounts: Mapping[str, str],
+    answers: Sequence[RampQuote | UnavailableQuote],
+) -> None:
+    """Each quote asked is a call of the provider account: counted in its health
+    (ramp/routing/health.py). Answers left out before any call (out of range, not
+    quoted) count for nothing."""
+    for answer in answers:
+        account = accounts.get(answer.provider.code)
+        if account is None:
+            continue
+        if isinstance(answer, RampQuote):
+            await record_call(db, account, None)
+        elif answer.reason in _FAILED_CALLS:
+            await record_call(db, account, f"quote: {answer.message}")
+
+
+async def _as_routed(
+    db: async_sessionmaker[AsyncSession],
+    project_id: str,
+    providers: list[Provider],
+    states: dict[str, Health],
+    quotes: list[RampQuote],
+) -> list[RampQuote]:
+    """The quotes ranked as the project routes, each held (its `quoteId`), the one
+    `POST /intent` would pick `selected` (the first whose provider is not DOWN)."""
+    holds = [
+        held(
+            project_id,
+            q.provider.code,
+            q.rail.value,
+            (q.quote.source_currency, q.quote.destination_currency),
+            (q.quote.source_amount, q.destination_amount),
+            q.quote.expires_at,
+        )
+        for q in quotes
+    ]
+    strategy = await hold(db, project_id, holds)
+    order = rank(
+        strategy,
+        list(range(len(quotes))),
+        catalog_order={p.code: i for i, p in enumerate(providers)},
+        code_of={i: q.provider.code for i, q in enumerate(quotes)},
+        net={i: q.destination_amount for i, q in enumerate(quotes)},
+        health=states,
+    )
+    chosen = next((i for i in order if states[quotes[i].provider.code] is not Health.DOWN), None)
+    return [
+        dataclasses.replace(
+            quotes[i],
+            status=states[quotes[i].provider.code],
+            selected=i == chosen,
+            quote_id=holds[i].id,
+        )
+        for i in order
+    ]
 
 
 def _route(query: QuoteQuery) -> tuple[Currency, Currency]:

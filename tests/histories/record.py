@@ -97,6 +97,8 @@ DEV_SERVER_PATHS = (
     "cancelled_unfunded",
     "cancelled_deposit_late",
     *(f"one_path_{path}" for path in ONE_PATH_DEV_SERVER),
+    # Issue 26 (patch route-failover): Atlas refuses transfers, the intent moves to Beacon.
+    "failover",
 )
 TIME_SKIPPING_PATHS = (
     "expired",
@@ -253,6 +255,56 @@ async def record_auto_execute(stack: Stack) -> Recorded:
     envelope = await _event(stack, token, envelope, "RETURNED", reason="beneficiary mismatch")
     assert envelope["intent"]["status"] == "FAILED", envelope
     return Recorded(intent_id, IntentStatus.FAILED)
+
+
+async def record_failover(stack: Stack) -> Recorded:
+    """Atlas refuses transfers for its own reasons (sandbox behaviour): the auto-execute
+    intent's order fails there, it moves to Beacon, whose steps the customer completes
+    on the same page; the order is placed there and settles."""
+    atlas = provider_id("sandbox_atlas")
+    behaviour = await stack.http.post(
+        f"/v1/sandbox/providers/{atlas}/behaviour",
+        json={"mode": "REFUSE_TRANSFERS"},
+        headers=stack.project.basic,
+    )
+    assert behaviour.status_code == 200, behaviour.text
+    _, token = await stack.customer("replay-failover")
+    accounts = await register_accounts(stack.http, token)
+    envelope = await _new_intent(stack, token, accounts, autoExecute=True)
+    intent_id = envelope["intent"]["id"]
+    for code in ("TERMS_OF_SERVICE", "KYC_BASIC", "SOURCE_OF_FUNDS"):
+        response = await step_outcome(stack.http, stack.project, intent_id, code, "VERIFIED")
+        assert response.status_code == 202, response.text
+        await wait_for_intent(
+            stack.http,
+            token,
+            intent_id,
+            lambda body, code=code: (  # type: ignore[misc]
+                body["intent"]["mmPlan"]["providerAccount"]["providerCode"] != "sandbox_atlas"
+                or step_status(body, code) == "COMPLETED"
+            ),
+        )
+    moved = await wait_for_intent(
+        stack.http,
+        token,
+        intent_id,
+        lambda body: (
+            body["intent"]["mmPlan"]["providerAccount"]["providerCode"] == "sandbox_beacon"
+        ),
+    )
+    assert moved["transaction"] is None, moved
+    await complete_onboarding(stack.http, stack.project, token, intent_id)
+    envelope = await wait_for_intent(
+        stack.http, token, intent_id, lambda body: body["transaction"] is not None
+    )
+    for event in ("DEPOSIT_RECEIVED", "PAYOUT_SENT", "SETTLED"):
+        envelope = await _event(stack, token, envelope, event)
+    assert envelope["intent"]["status"] == "COMPLETED", envelope
+    back = await stack.http.post(
+        f"/v1/sandbox/providers/{atlas}/behaviour", json={"mode": "UP"}, headers=stack.project.basic
+    )
+    assert back.status_code == 200, back.text
+    return Recorded(intent_id, IntentStatus.COMPLETED)
 
 
 async def record_rejected(stack: Stack) -> Recorded:
@@ -598,6 +650,7 @@ _DEV_SERVER_RECORDERS: dict[str, Callable[[Stack], Awaitable[Recorded]]] = {
     "cancelled": record_cancelled,
     "cancelled_unfunded": record_cancelled_unfunded,
     "cancelled_deposit_late": record_cancelled_deposit_late,
+    "failover": record_failover,
 }
 _DEV_SERVER_RECORDERS |= {
     f"one_path_{path}": _DEV_SERVER_RECORDERS[path] for path in ONE_PATH_DEV_SERVER

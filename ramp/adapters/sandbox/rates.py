@@ -35,6 +35,10 @@ PRICING: dict[str, tuple[int, int]] = {
     "sandbox_andes": (80, 120),
     "sandbox_thames": (60, 90),
 }
+# Volume tiers: (provider, from this source value in US dollars, processing fee in bps).
+# Beacon's makes the two strategies differ on USD (ACH) to USDC on Ethereum: Atlas nets
+# more below 1,000.00 USD, Beacon from 1,000.00 upwards (docs/sandbox.md#quotes).
+VOLUME_TIERS: dict[str, tuple[Decimal, int]] = {"sandbox_beacon": (Decimal("1000"), 50)}
 # The chain's fee for the crypto leg, in US dollars.
 NETWORK_FEE_USD: dict[str, Decimal] = {
     "ETHEREUM": Decimal("1.50"),
@@ -81,6 +85,9 @@ async def sandbox_quote(
             await asyncio.sleep(SLOW_QUOTE_SECONDS)
     spread, processing_bps = PRICING[provider_code]
     src_usd, src_decimals, src_chain = _value(request.source_currency)
+    tier = VOLUME_TIERS.get(provider_code)
+    if tier is not None and request.amount * src_usd >= tier[0]:
+        processing_bps = tier[1]
     dest_usd, dest_decimals, dest_chain = _value(request.destination_currency)
     rate = (src_usd / dest_usd * (1 - Decimal(spread) / 10_000)).quantize(
         _RATE_PLACES, ROUND_HALF_EVEN

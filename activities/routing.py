@@ -1,0 +1,116 @@
+"""How `select_provider` routes a payment among its eligible providers (issue 26), apart
+from the intent activities: DOWN accounts out (their reasons kept for the 400), the
+held quote's provider pinned, and the rest ranked as the project routes
+(ramp/routing/strategy.py; BEST_PRICE asks the providers' quotes)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from sqlalchemy.ext.asyncio import async_sessionmaker
+from sqlmodel.ext.asyncio.session import AsyncSession
+
+from ramp.adapters.registry import Connectors
+from ramp.catalog import AccountFacts, Provider, provider_by_code
+from ramp.errors import DomainError, IntentError, InvalidInput
+from ramp.intents.models import IntentRequest
+from ramp.quotes.ranking import held_quote
+from ramp.quotes.selection import provider_nets
+from ramp.routing.health import routable
+from ramp.routing.strategy import Strategy, rank_providers, routing_strategy
+from ramp.security.encryption import SecretBox
+from ramp.temporal import application_error
+
+
+@dataclass
+class Routed:
+    # Eligible and not DOWN, in the order the project routes.
+    ranked: list[Provider]
+    # Why each other provider of the project cannot serve the payment now.
+    rejected: dict[str, list[str]]
+    any_down: bool = False
+    # The provider asked for: the request's providerId, or its held quote's.
+    preferred_id: str | None = None
+
+
+async def route_payment(
+    db: async_sessionmaker[AsyncSession],
+    request: IntentRequest,
+    accounts: Sequence[tuple[Provider, str]],
+    eligible: list[Provider],
+    rejected: dict[str, list[str]],
+    facts: tuple[AccountFacts, AccountFacts],
+    *,
+    connectors: Connectors,
+    secret_box: SecretBox | None,
+    excluded: Sequence[str] = (),
+) -> Routed:
+    """`eligible` (catalog order) as the project routes this payment; `excluded`
+    provider codes (the ones an intent already failed over from) are left out."""
+    account_of = {provider.code: account for provider, account in accounts}
+    async with db() as session:
+        strategy = await routing_strategy(session, request.project_id)
+        healths, down = await routable(session, [account_of[p.code] for p in eligible])
+        preferred = request.provider_id
+        if request.quote_id is not None:
+            preferred = await _quoted_provider(session, request, facts, eligible, preferred)
+    for provider in eligible:
+        if account_of[provider.code] in down:
+            rejected[provider.code] = [down[account_of[provider.code]]]
+        elif provider.code in excluded:
+            rejected[provider.code] = ["failed over from it already"]
+    ranked = [p for p in eligible if p.code not in rejected]
+    if strategy is Strategy.BEST_PRICE and preferred is None and len(ranked) > 1:
+        src, dest = facts
+        nets = await provider_nets(
+            db,
+            request.project_id,
+            (src.currency_code, dest.currency_code),
+            request.amount,
+            (src.rail or dest.rail, src.country_code or dest.country_code),
+            connectors=connectors,
+            secret_box=secret_box,
+        )
+        states = {p.code: healths[account_of[p.code]].state for p in ranked}
+        ranked = rank_providers(strategy, ranked, nets, states)
+    return Routed(ranked, rejected, bool(down), preferred)
+
+
+async def _quoted_provider(
+    session: AsyncSession,
+    request: IntentRequest,
+    facts: tuple[AccountFacts, AccountFacts],
+    eligible: list[Provider],
+    provider_id: str | None,
+) -> str | None:
+    """The held quote's provider (its id), once the quote is checked: live, this
+    project's, for this payment's route and amount."""
+    assert request.quote_id is not None
+    try:
+        quote = await held_quote(session, request.project_id, request.quote_id)
+    except DomainError as error:
+        raise application_error(error) from None
+    src, dest = facts
+    same = (
+        quote.source_currency == src.currency_code
+        and quote.destination_currency == dest.currency_code
+        and quote.source_amount == request.amount
+        and quote.rail in (src.rail, dest.rail)
+    )
+    by_code = {p.code: p for p in eligible}
+    quoted = by_code.get(quote.provider_code)
+    if not same or (provider_id is not None and (quoted is None or quoted.id != provider_id)):
+        raise application_error(
+            InvalidInput(
+                IntentError.QUOTE_NOT_FOUND,
+                "the quote is for another payment: its route, rail, amount or provider "
+                "differs from this intent's",
+                {"fields": [{"pointer": "/quoteId", "reason": "is for another payment"}]},
+            )
+        )
+    if quoted is None:
+        # Not eligible for these accounts: refused with its reasons (PROVIDER_NOT_ELIGIBLE).
+        known = provider_by_code(quote.provider_code)
+        return known.id if known is not None else quote.provider_code
+    return quoted.id

@@ -1,0 +1,59 @@
+"""Routing's bodies and resources (issue 26): the sandbox's provider behaviours and a
+project's routing strategy."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field
+
+from api.schemas.core import RequestBody, Resource
+
+BehaviourMode = Literal["UP", "DOWN", "SLOW", "REFUSE_TRANSFERS"]
+Strategy = Literal["FIRST_ELIGIBLE", "BEST_PRICE"]
+
+
+class SandboxProviderBehaviourBody(RequestBody):
+    mode: BehaviourMode = Field(
+        description="UP: as usual; DOWN: every call fails (connection refused); SLOW: every "
+        "call answers after the activity timeout; REFUSE_TRANSFERS: orders refused for the "
+        "provider's own reasons"
+    )
+    seconds: Annotated[int, Field(ge=1, le=86_400, strict=True)] | None = Field(
+        default=None, description="For how long; without it, until set back to UP"
+    )
+
+
+class SandboxProviderBehaviourResource(Resource):
+    provider_id: str = Field(alias="providerId")
+    provider_code: str = Field(alias="providerCode")
+    mode: BehaviourMode
+    until: str | None = Field(description="When the provider is UP again by itself (UTC)")
+
+
+class RoutingBody(RequestBody):
+    strategy: Strategy = Field(
+        description="FIRST_ELIGIBLE: the first eligible provider in catalog order (the "
+        "default); BEST_PRICE: the one whose quote nets the most at the destination"
+    )
+
+
+class ProviderHealthResource(Resource):
+    provider_id: str = Field(alias="providerId")
+    provider_code: str = Field(alias="providerCode")
+    provider_account_id: str = Field(alias="providerAccountId")
+    status: Literal["HEALTHY", "DEGRADED", "DOWN"]
+    consecutive_failures: int = Field(alias="consecutiveFailures")
+    error_rate: float = Field(
+        alias="errorRate", description="Share of the last 20 calls that failed (0 to 1)"
+    )
+    last_failure: str | None = Field(alias="lastFailure")
+    last_failure_at: str | None = Field(alias="lastFailureAt")
+    probe_at: str | None = Field(
+        alias="probeAt", description="When a DOWN account is next tried (half-open)"
+    )
+
+
+class ProjectRoutingResource(Resource):
+    strategy: Strategy
+    providers: list[ProviderHealthResource]
