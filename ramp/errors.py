@@ -99,6 +99,8 @@ class IntentError(StrEnum):
     INTENT_NOT_CANCELLABLE = "INTENT_NOT_CANCELLABLE"
     # onboardingRedirectUrl / checkoutRedirectUrl off the project's allowed origins (400).
     REDIRECT_URL_NOT_ALLOWED = "REDIRECT_URL_NOT_ALLOWED"
+    # A sandbox intent created before sandbox clocks: its timers cannot be moved (409).
+    CLOCK_NOT_MOVABLE = "CLOCK_NOT_MOVABLE"
 
 
 class CancelRefusal(StrEnum):
@@ -272,6 +274,7 @@ _KIND_BY_CODE: dict[str, type[DomainError]] = {
     IntentError.PROVIDER_ERROR: ProviderFailed,
     IntentError.TEMPORARILY_UNAVAILABLE: Unavailable,
     IntentError.INTENT_NOT_CANCELLABLE: Conflict,
+    IntentError.CLOCK_NOT_MOVABLE: Conflict,
     StepError.STEP_NOT_CURRENT: Conflict,
     StepError.COMPLIANCE_CLOSED: Conflict,
     StepError.INVALID_TRANSITION: Conflict,

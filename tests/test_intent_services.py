@@ -60,7 +60,12 @@ WIRE_STATUS = {
 def test_the_client_names_what_the_workflow_registers() -> None:
     definition = workflow._Definition.must_from_class(IntentWorkflow)
     assert definition.name == workflow_client.WORKFLOW_TYPE
-    updates = {workflow_client.OPEN, workflow_client.EXECUTE, workflow_client.SUBMIT_STEP}
+    updates = {
+        workflow_client.OPEN,
+        workflow_client.EXECUTE,
+        workflow_client.SUBMIT_STEP,
+        workflow_client.ADVANCE_CLOCK,
+    }
     assert updates <= set(definition.updates)
     signals = {workflow_client.UPDATE_STEP, workflow_client.REPORT_PROVIDER_EVENT}
     assert signals <= set(definition.signals)
