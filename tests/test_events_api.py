@@ -100,7 +100,8 @@ async def test_every_event_is_stored_and_read_as_its_webhook_carries_it(
 
     # Filters.
     by_intent = (await events(client, project, intentId=first["id"])).json()
-    assert by_intent and {e["data"]["intentId"] for e in by_intent} == {first["id"]}
+    assert by_intent
+    assert {e["data"]["intentId"] for e in by_intent} == {first["id"]}
     by_customer = (await events(client, project, customerId=first_customer)).json()
     assert [e["eventId"] for e in by_customer] == [e["eventId"] for e in by_intent]
     typed = (
@@ -116,7 +117,8 @@ async def test_every_event_is_stored_and_read_as_its_webhook_carries_it(
     page = await events(client, project, type="INTENT_STATUS_CHANGED", limit="1")
     assert [e["eventId"] for e in page.json()] == [created[0]["eventId"]]
     link = next_link(page)
-    assert link is not None and link.startswith("/v1/events?type=INTENT_STATUS_CHANGED")
+    assert link is not None
+    assert link.startswith("/v1/events?type=INTENT_STATUS_CHANGED")
     rest = await client.get(link, headers=project.basic)
     assert [e["eventId"] for e in rest.json()] == [created[1]["eventId"]]
     assert next_link(rest) is None
