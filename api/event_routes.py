@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from starlette.routing import BaseRoute
 
+from api import schemas
 from api.events import get_event, list_events
 from api.operations import (
     CURSOR,
@@ -17,7 +18,6 @@ from api.operations import (
     query_timestamp,
 )
 from api.sandbox import advance_intent_clock
-from api.schemas.sandbox_clock import SandboxClockAdvance, SandboxClockAdvanced
 from ramp.intents.events import WebhookEvent
 
 EVENT_ROUTES: list[BaseRoute] = [
@@ -79,8 +79,8 @@ EVENT_ROUTES: list[BaseRoute] = [
             "retries of its events); timers now due run at once, asynchronously",
             auth="basic",
             status=200,
-            request=SandboxClockAdvance,
-            response=SandboxClockAdvanced,
+            request=schemas.SandboxClockAdvance,
+            response=schemas.SandboxClockAdvanced,
             parameters=(path_parameter("intentId", "Intent id"),),
             errors=(400, 401, 404, 409, 503),
         ),

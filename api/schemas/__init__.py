@@ -55,6 +55,7 @@ from api.schemas.onboarding import (
     OnboardingTerms,
     OnboardingTransaction,
 )
+from api.schemas.sandbox_clock import SandboxClockAdvance, SandboxClockAdvanced
 from api.schemas.webhooks import (
     CreateWebhookEndpoint,
     Description,
@@ -115,6 +116,8 @@ __all__ = [
     "RequirementsResource",
     "Resource",
     "RouteResource",
+    "SandboxClockAdvance",
+    "SandboxClockAdvanced",
     "SandboxProviderEvent",
     "SandboxStepOutcome",
     "StepOutcomeAccepted",
