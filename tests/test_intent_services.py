@@ -29,6 +29,7 @@ from ramp.errors import (
     refusal,
 )
 from ramp.intents import workflow_client
+from ramp.intents.clock import ADVANCE_CLOCK
 from ramp.intents.service import IntentOrder, IntentService
 from ramp.intents.workflow_client import IntentWorkflowClient
 from tests.helpers.payments import register_accounts
@@ -64,7 +65,7 @@ def test_the_client_names_what_the_workflow_registers() -> None:
         workflow_client.OPEN,
         workflow_client.EXECUTE,
         workflow_client.SUBMIT_STEP,
-        workflow_client.ADVANCE_CLOCK,
+        ADVANCE_CLOCK,
     }
     assert updates <= set(definition.updates)
     signals = {workflow_client.UPDATE_STEP, workflow_client.REPORT_PROVIDER_EVENT}

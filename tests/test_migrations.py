@@ -337,7 +337,7 @@ def test_upgrade_names_the_customer_of_events_stored_before(
         command.downgrade(alembic_config(old), "0015-1")
         upgrade(old)
         with engine.connect() as connection:
-            found = dict(
+            found: dict[str, str | None] = dict(
                 connection.execute(sa.text("SELECT id, customer_id FROM webhook_event")).all()
             )
         engine.dispose()
