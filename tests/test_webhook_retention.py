@@ -11,16 +11,19 @@ from datetime import datetime, timedelta
 
 import pytest
 from sqlalchemy import update
+from sqlalchemy.ext.asyncio import async_sessionmaker
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 from temporalio.client import Client, WorkflowHistory
 from temporalio.contrib.pydantic import pydantic_data_converter
+from temporalio.testing import ActivityEnvironment
 from temporalio.worker import Replayer
 
+from activities.webhooks import WebhookActivities
 from ramp.config import Settings
 from ramp.db.tables import WebhookAttempt, WebhookDelivery, WebhookEventRow
 from ramp.db.types import utcnow
-from ramp.housekeeping import NoncePurge, NoncePurgeResult
+from ramp.housekeeping import NoncePurge, NoncePurgeResult, WebhookLogPurge
 from ramp.webhooks.models import DeliveryPolicy, DeliveryStatus
 from tests.helpers.projects import make_project
 from tests.helpers.webhook_api import stored_delivery, stored_event
@@ -160,3 +163,29 @@ async def test_events_nobody_subscribed_to_are_kept_30_days(
     assert result.webhook_events_purged == 1
     db.expire_all()
     assert (await db.exec(select(WebhookEventRow.id))).all() == [stored["recent"]]
+
+
+async def test_events_have_a_retention_of_their_own(
+    db: AsyncSession, migrated: Settings, sessions: async_sessionmaker[AsyncSession]
+) -> None:
+    """RAMP_EVENT_RETENTION_DAYS, not the delivery log's, decides when an event without
+    deliveries goes."""
+    project = await make_project(db, migrated)
+    now = utcnow()
+    ages = {"two days": now - timedelta(days=2), "half a day": now - timedelta(hours=12)}
+    for occurred in ages.values():
+        await stored_event(db, project.project_id, DeliveryPolicy())
+        await db.exec(
+            update(WebhookEventRow)
+            .where(col(WebhookEventRow.occurred_at) > now - timedelta(minutes=5))
+            .values(occurred_at=occurred)
+        )
+        await db.commit()
+    purging = WebhookActivities(
+        sessions, retention=timedelta(days=30), event_retention=timedelta(days=1)
+    )
+    result = await ActivityEnvironment().run(purging.purge_webhook_log, WebhookLogPurge())
+    assert (result.deliveries, result.events) == (0, 1)
+    db.expire_all()
+    left = (await db.exec(select(WebhookEventRow.occurred_at))).all()
+    assert left == [ages["half a day"]]
