@@ -55,6 +55,8 @@ WIRE_STATUS = {
     StepError.INVALID_TRANSITION: 409,
     OnboardingError.VERIFICATION_UNAVAILABLE: 503,
     OnboardingError.SUBMISSION_NOT_FOUND: 503,
+    # Added since (issue 29): the advance of a run from before sandbox clocks.
+    IntentError.CLOCK_NOT_MOVABLE: 409,
 }
 
 
