@@ -236,9 +236,9 @@ V1: list[BaseRoute] = [
             headers=REPLAYED_HEADERS,
         ),
     ),
-    # What API clients of a ramp expect beyond the spec (api/client_routes.py).
+    # What API clients of a ramp expect beyond the spec (api/client_routes.py,
+    # api/event_routes.py).
     *CLIENT_ROUTES,
-    # Events as stored, and sandbox clocks (api/event_routes.py).
     *EVENT_ROUTES,
     *PROVIDER_ROUTES,
     # Sandbox only (404 in production): stand-ins for providers and verification.
