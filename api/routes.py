@@ -236,8 +236,7 @@ V1: list[BaseRoute] = [
             headers=REPLAYED_HEADERS,
         ),
     ),
-    # What API clients of a ramp expect beyond the spec (api/client_routes.py,
-    # api/event_routes.py).
+    # What API clients expect beyond the spec (api/client_routes.py, api/event_routes.py).
     *CLIENT_ROUTES,
     *EVENT_ROUTES,
     *PROVIDER_ROUTES,
