@@ -38,6 +38,7 @@ from ramp import temporal
 from ramp.adapters.registry import Connectors
 from ramp.config import (
     DEFAULT_AUDIT_RETENTION_DAYS,
+    DEFAULT_EVENT_RETENTION_DAYS,
     DEFAULT_KYC_RETENTION_DAYS,
     DEFAULT_WEBHOOK_RETENTION_DAYS,
     Settings,
@@ -127,6 +128,7 @@ def build_worker(
     dispatch: WebhookDispatch = WebhookDispatch.WORKER,
     kyc_retention: timedelta = timedelta(days=DEFAULT_KYC_RETENTION_DAYS),
     webhook_retention: timedelta = timedelta(days=DEFAULT_WEBHOOK_RETENTION_DAYS),
+    event_retention: timedelta = timedelta(days=DEFAULT_EVENT_RETENTION_DAYS),
     audit_retention: timedelta = timedelta(days=DEFAULT_AUDIT_RETENTION_DAYS),
     task_queue: str = temporal.TASK_QUEUE,
 ) -> ServiceWorker:
@@ -134,7 +136,8 @@ def build_worker(
     `dispatch` leaves deliveries to `ramp dispatcher` processes (dispatcher.py); database
     work goes through `db`, secrets (webhook signing keys) are decrypted with
     `secret_box`; onboarding submissions are purged `kyc_retention` after their intent
-    ended, the webhook log `webhook_retention` after its deliveries ended, and the audit
+    ended, the webhook log `webhook_retention` after its deliveries ended, events
+    `event_retention` after they occurred (and their deliveries went), and the audit
     log's entries once `audit_retention` old."""
     policy = delivery or DeliveryPolicy()
     housekeeping = HousekeepingActivities(db, secret_box, kyc_retention, audit_retention)
@@ -150,9 +153,9 @@ def build_worker(
         db, connectors or Connectors(), outbox, writer, provider_poll, secret_box=secret_box
     )
     webhooks = (
-        WebhookActivities(db, dispatcher.wake, webhook_retention)
+        WebhookActivities(db, dispatcher.wake, webhook_retention, event_retention)
         if dispatcher is not None
-        else WebhookActivities(db, retention=webhook_retention)
+        else WebhookActivities(db, retention=webhook_retention, event_retention=event_retention)
     )
     onboarding = OnboardingActivities(db, secret_box, verifiers or catalog_verifiers())
     providers = ProviderActivities(db, secret_box, connectors)
@@ -250,6 +253,7 @@ async def run(settings: Settings) -> None:
             settings.provider_poll_first_seconds, settings.provider_poll_max_seconds
         ),
         webhook_retention=timedelta(days=settings.webhook_retention_days),
+        event_retention=timedelta(days=settings.event_retention_days),
         audit_retention=timedelta(days=settings.audit_retention_days),
         task_queue=settings.task_queue,
     )

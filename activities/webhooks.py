@@ -12,7 +12,7 @@ from sqlmodel import select
 from sqlmodel.ext.asyncio.session import AsyncSession
 from temporalio import activity
 
-from ramp.config import DEFAULT_WEBHOOK_RETENTION_DAYS
+from ramp.config import DEFAULT_EVENT_RETENTION_DAYS, DEFAULT_WEBHOOK_RETENTION_DAYS
 from ramp.db.engine import begin_write
 from ramp.db.tables import WebhookDelivery
 from ramp.db.types import utcnow
@@ -42,23 +42,25 @@ class WebhookActivities:
         db: async_sessionmaker[AsyncSession],
         wake: Callable[[], None] = _nobody,
         retention: timedelta = timedelta(days=DEFAULT_WEBHOOK_RETENTION_DAYS),
+        event_retention: timedelta = timedelta(days=DEFAULT_EVENT_RETENTION_DAYS),
     ) -> None:
         self._db = db
         self._wake = wake
         self._retention = retention
+        self._event_retention = event_retention
 
     @activity.defn
     async def purge_webhook_log(self, request: WebhookLogPurge) -> WebhookLogPurgeResult:
-        """Ended deliveries and events past the retention period (the request's, else
-        the worker's RAMP_WEBHOOK_RETENTION_DAYS)."""
-        retention = (
-            self._retention
-            if request.retention_seconds is None
-            else timedelta(seconds=request.retention_seconds)
-        )
-        cutoff = utcnow() - retention
+        """Ended deliveries and events past their retention periods (the request's for
+        both, else the worker's RAMP_WEBHOOK_RETENTION_DAYS and RAMP_EVENT_RETENTION_DAYS);
+        an event goes only once none of its deliveries is left."""
+        now = utcnow()
+        if request.retention_seconds is None:
+            cutoff, events_cutoff = now - self._retention, now - self._event_retention
+        else:
+            cutoff = events_cutoff = now - timedelta(seconds=request.retention_seconds)
         deliveries = await self._purged(retention_batches.purge_deliveries, cutoff)
-        events = await self._purged(retention_batches.purge_events, cutoff)
+        events = await self._purged(retention_batches.purge_events, events_cutoff)
         return WebhookLogPurgeResult(deliveries=deliveries, events=events)
 
     async def _purged(

@@ -34,7 +34,7 @@ _RANGES = {
 async def list_customers(request: Request) -> Response:
     """GET /customers: the project's customers; `id` finds the one with that id."""
     project = await authenticate_project(request)
-    filters = _text_filters(request, "id")
+    filters = text_filters(request, "id")
     page = await customer_page(
         services(request).db, project.id, page_request(request, owner=project.id), filters.get("id")
     )
@@ -60,7 +60,7 @@ async def search_project_intents(request: Request) -> Response:
     """GET /intents: the project's intents, filtered."""
     app = services(request)
     project = await authenticate_project(request)
-    filters = _text_filters(request, "status", "customerId", "providerId", *_RANGES)
+    filters = text_filters(request, "status", "customerId", "providerId", *_RANGES)
     statuses = filters["status"].split(",") if "status" in filters else []
     for status in statuses:
         if status not in _STATUSES:
@@ -74,9 +74,7 @@ async def search_project_intents(request: Request) -> Response:
         customer_id=filters.get("customerId"),
         provider_id=filters.get("providerId"),
         **{
-            field: _moment(name, filters[name])
-            for name, field in _RANGES.items()
-            if name in filters
+            field: moment(name, filters[name]) for name, field in _RANGES.items() if name in filters
         },
     )
     page = await search_intents(app.db, project.id, search, page_request(request, owner=project.id))
@@ -86,7 +84,7 @@ async def search_project_intents(request: Request) -> Response:
     )
 
 
-def _text_filters(request: Request, *names: str) -> dict[str, str]:
+def text_filters(request: Request, *names: str) -> dict[str, str]:
     filters: dict[str, str] = {}
     for name in names:
         value = request.query_params.get(name)
@@ -102,17 +100,17 @@ def _text_filters(request: Request, *names: str) -> dict[str, str]:
     return filters
 
 
-def _moment(name: str, value: str) -> datetime:
+def moment(name: str, value: str) -> datetime:
     """An ISO 8601 timestamp with its offset (`2026-03-29T10:05:00.000Z`)."""
     try:
-        moment = datetime.fromisoformat(value)
+        parsed = datetime.fromisoformat(value)
     except ValueError:
-        moment = None
-    if moment is None or moment.tzinfo is None:
+        parsed = None
+    if parsed is None or parsed.tzinfo is None:
         raise bad_request(
             "VALIDATION_ERROR",
             f"{name} must be an ISO 8601 timestamp with a time zone, such as "
             "2026-03-29T10:05:00.000Z",
             {"fields": [{"pointer": f"/{name}", "reason": "must be an ISO 8601 timestamp"}]},
         )
-    return moment.astimezone(UTC)
+    return parsed.astimezone(UTC)

@@ -17,6 +17,7 @@ from api.client_routes import CLIENT_ROUTES, QUOTE_ROUTES
 from api.customers import create_customer
 from api.dashboard.admin_routes import ADMIN_ROUTES
 from api.dashboard.page_routes import DASHBOARD
+from api.event_routes import EVENT_ROUTES
 from api.external_accounts import create_external_accounts
 from api.health import healthz
 from api.idempotency import idempotent
@@ -236,8 +237,9 @@ V1: list[BaseRoute] = [
             headers=REPLAYED_HEADERS,
         ),
     ),
-    # What API clients of a ramp expect beyond the spec (api/client_routes.py).
+    # What API clients expect beyond the spec (api/client_routes.py, api/event_routes.py).
     *CLIENT_ROUTES,
+    *EVENT_ROUTES,
     *PROVIDER_ROUTES,
     # Sandbox only (404 in production): stand-ins for providers and verification.
     ApiRoute(

@@ -3,7 +3,9 @@
 `POST /sandbox/transactions/{id}/events` plays the provider reporting progress;
 `POST /sandbox/intents/{intentId}/compliance-steps/{stepCode}` plays the verification
 behind the hosted onboarding. The use cases are `ramp.intents.sandbox`, which checks the
-transition and signals the intent's workflow. In production these paths do not exist.
+transition and signals the intent's workflow. `POST /sandbox/intents/{intentId}/advance`
+moves the intent's timers forward (`ramp.sandbox_clock`). In production these paths do
+not exist.
 """
 
 from __future__ import annotations
@@ -21,11 +23,13 @@ from api.schemas import (
     SandboxStepOutcome,
     StepOutcomeAccepted,
 )
+from api.schemas.sandbox_clock import SandboxClockAdvance, SandboxClockAdvanced
 from api.services import Services, services
 from ramp.config import Environment
 from ramp.db.tables import Project
 from ramp.intents.sandbox import SandboxService
 from ramp.intents.workflow_client import IntentWorkflowClient
+from ramp.sandbox_clock import SandboxClock
 
 
 def _sandbox(request: Request) -> Services:
@@ -71,3 +75,18 @@ async def record_step_outcome(request: Request) -> Response:
         intent_id=intent_id, step_code=update.step_code, outcome=update.outcome
     )
     return json_resource(accepted, 202)
+
+
+async def advance_intent_clock(request: Request) -> Response:
+    app = _sandbox(request)
+    project = await _project(request, app)
+    body = await read_json(request, SandboxClockAdvance)
+    clock = SandboxClock(app.db, IntentWorkflowClient(app.temporal, app.settings.task_queue))
+    moved = await clock.advance(project.id, request.path_params["intentId"], body.seconds)
+    answer = SandboxClockAdvanced(
+        intent_id=moved.intent_id,
+        advanced_seconds=moved.seconds,
+        clock_offset_seconds=moved.offset_seconds,
+        webhook_retries_moved=moved.deliveries,
+    )
+    return json_resource(answer)

@@ -23,6 +23,8 @@ from ramp.request_rates import Rate, parse_rate
 # (docs/decisions.md, "Data at rest").
 DEFAULT_WEBHOOK_RETENTION_DAYS = 30.0
 DEFAULT_KYC_RETENTION_DAYS = 90
+# Every event the service emits is kept this long for `GET /v1/events` (issue 29).
+DEFAULT_EVENT_RETENTION_DAYS = 30.0
 DEFAULT_AUDIT_RETENTION_DAYS = 365.0
 
 
@@ -110,6 +112,10 @@ class Settings(BaseSettings):
     # Ended deliveries (with their attempts) and their events are kept this long.
     webhook_retention_days: float = Field(
         default=DEFAULT_WEBHOOK_RETENTION_DAYS, gt=0, alias="RAMP_WEBHOOK_RETENTION_DAYS"
+    )
+    # Events (`GET /v1/events`) are kept this long, and as long as a delivery of theirs.
+    event_retention_days: float = Field(
+        default=DEFAULT_EVENT_RETENTION_DAYS, gt=0, alias="RAMP_EVENT_RETENTION_DAYS"
     )
     # Throttling (docs/decisions.md, "Limits"). Rates are COUNT/SECONDS, or `off`.
     # Empty: counters in this process's memory; a redis:// URL: shared by every process.

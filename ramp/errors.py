@@ -103,6 +103,8 @@ class IntentError(StrEnum):
     # project, or for another payment (400) (issue 26).
     QUOTE_EXPIRED = "QUOTE_EXPIRED"
     QUOTE_NOT_FOUND = "QUOTE_NOT_FOUND"
+    # A sandbox intent created before sandbox clocks: its timers cannot be moved (409).
+    CLOCK_NOT_MOVABLE = "CLOCK_NOT_MOVABLE"
 
 
 class CancelRefusal(StrEnum):
@@ -281,6 +283,7 @@ _KIND_BY_CODE: dict[str, type[DomainError]] = {
     IntentError.INTENT_NOT_CANCELLABLE: Conflict,
     IntentError.QUOTE_EXPIRED: Conflict,
     IntentError.QUOTE_NOT_FOUND: InvalidInput,
+    IntentError.CLOCK_NOT_MOVABLE: Conflict,
     StepError.STEP_NOT_CURRENT: Conflict,
     StepError.COMPLIANCE_CLOSED: Conflict,
     StepError.INVALID_TRANSITION: Conflict,

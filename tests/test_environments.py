@@ -129,6 +129,7 @@ async def test_sandbox_endpoints_do_not_exist_in_production(
     for path, body in (
         ("/v1/sandbox/transactions/t/events", {"type": "SETTLED"}),
         ("/v1/sandbox/intents/i/compliance-steps/KYC_BASIC", {"outcome": "VERIFIED"}),
+        ("/v1/sandbox/intents/i/advance", {"seconds": 60}),
     ):
         response = await production_client.post(path, json=body, headers=live.basic)
         assert response.status_code == 404, path

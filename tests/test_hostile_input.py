@@ -133,6 +133,7 @@ async def test_duplicate_keys_are_refused(
             "POST",
             "/v1/sandbox/intents/00000000-0000-4000-8000-000000000000/compliance-steps/KYC_BASIC",
         ),
+        ("POST", "/v1/sandbox/intents/00000000-0000-4000-8000-000000000000/advance"),
     ],
 )
 async def test_every_body_goes_through_the_strict_parser(
@@ -172,6 +173,7 @@ async def test_integer_query_parameters_take_ascii_digits_only(
     for path, headers in (
         ("/v1/intent", bearer(customer["access_token"])),
         ("/v1/webhooks/deliveries", project.basic),
+        ("/v1/events", project.basic),
     ):
         for limit in (
             "\uff11",

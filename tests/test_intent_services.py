@@ -29,6 +29,7 @@ from ramp.errors import (
     refusal,
 )
 from ramp.intents import workflow_client
+from ramp.intents.clock import ADVANCE_CLOCK
 from ramp.intents.service import IntentOrder, IntentService
 from ramp.intents.workflow_client import IntentWorkflowClient
 from tests.helpers.payments import register_accounts
@@ -54,13 +55,20 @@ WIRE_STATUS = {
     StepError.INVALID_TRANSITION: 409,
     OnboardingError.VERIFICATION_UNAVAILABLE: 503,
     OnboardingError.SUBMISSION_NOT_FOUND: 503,
+    # Added since (issue 29): the advance of a run from before sandbox clocks.
+    IntentError.CLOCK_NOT_MOVABLE: 409,
 }
 
 
 def test_the_client_names_what_the_workflow_registers() -> None:
     definition = workflow._Definition.must_from_class(IntentWorkflow)
     assert definition.name == workflow_client.WORKFLOW_TYPE
-    updates = {workflow_client.OPEN, workflow_client.EXECUTE, workflow_client.SUBMIT_STEP}
+    updates = {
+        workflow_client.OPEN,
+        workflow_client.EXECUTE,
+        workflow_client.SUBMIT_STEP,
+        ADVANCE_CLOCK,
+    }
     assert updates <= set(definition.updates)
     signals = {workflow_client.UPDATE_STEP, workflow_client.REPORT_PROVIDER_EVENT}
     assert signals <= set(definition.signals)

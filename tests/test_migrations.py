@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import uuid
 from collections.abc import Iterator
@@ -302,3 +303,42 @@ async def test_upgrade_keeps_amounts_exactly_as_they_were_sent(
                     "amount": amount,
                     "currencyCode": "USD",
                 }
+
+
+@pytest.mark.database
+def test_upgrade_names_the_customer_of_events_stored_before(
+    settings: Settings, tmp_path: Path
+) -> None:
+    """0015 (issue 29): events stored before carry their customer, read from the body."""
+    with fresh_database(tmp_path) as url:
+        old = derive_settings(settings, DATABASE_URL=url)
+        upgrade(old, "0004")
+        project = legacy_project(old)
+        customer = str(uuid.uuid4())
+        events = sa.table(
+            "webhook_event",
+            *map(sa.column, ("id", "project_id", "intent_id", "event_type", "body")),
+            sa.column("occurred_at", UTCDateTime()),
+        )
+        bodies = {
+            str(uuid.uuid4()): json.dumps({"eventId": "e", "data": {"customerId": customer}}),
+            str(uuid.uuid4()): "not json",
+        }
+        engine = create_engine(old.migration_url)
+        with engine.begin() as connection:
+            for event_id, body in bodies.items():
+                connection.execute(
+                    events.insert().values(
+                        id=event_id, project_id=project.project_id, intent_id=str(uuid.uuid4()),
+                        event_type="INTENT_STATUS_CHANGED", body=body, occurred_at=utcnow(),
+                    )
+                )  # fmt: skip
+        upgrade(old)
+        command.downgrade(alembic_config(old), "0015-1")
+        upgrade(old)
+        with engine.connect() as connection:
+            found: dict[str, str | None] = dict(
+                connection.execute(sa.text("SELECT id, customer_id FROM webhook_event")).all()
+            )
+        engine.dispose()
+        assert found == dict(zip(bodies, (customer, None), strict=True))

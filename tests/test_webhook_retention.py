@@ -1,6 +1,7 @@
 """The webhook log's retention: the housekeeping workflow deletes ended deliveries (with
 their attempts) and their events once older than the retention period (30 days unless
-RAMP_WEBHOOK_RETENTION_DAYS says otherwise), and keeps what is still on its way.
+RAMP_WEBHOOK_RETENTION_DAYS says otherwise), and keeps what is still on its way. Events
+nobody subscribed to go after RAMP_EVENT_RETENTION_DAYS (30 by default).
 """
 
 from __future__ import annotations
@@ -10,18 +11,22 @@ from datetime import datetime, timedelta
 
 import pytest
 from sqlalchemy import update
+from sqlalchemy.ext.asyncio import async_sessionmaker
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 from temporalio.client import Client, WorkflowHistory
 from temporalio.contrib.pydantic import pydantic_data_converter
+from temporalio.testing import ActivityEnvironment
 from temporalio.worker import Replayer
 
+from activities.webhooks import WebhookActivities
 from ramp.config import Settings
 from ramp.db.tables import WebhookAttempt, WebhookDelivery, WebhookEventRow
 from ramp.db.types import utcnow
-from ramp.housekeeping import NoncePurge, NoncePurgeResult
+from ramp.housekeeping import NoncePurge, NoncePurgeResult, WebhookLogPurge
 from ramp.webhooks.models import DeliveryPolicy, DeliveryStatus
-from tests.helpers.webhook_api import stored_delivery
+from tests.helpers.projects import make_project
+from tests.helpers.webhook_api import stored_delivery, stored_event
 from tests.histories.record import HISTORIES
 from worker import workflow_runner
 from workflows.housekeeping import PurgeExpiredNonces
@@ -121,3 +126,66 @@ async def test_housekeeping_runs_before_and_after_the_webhook_log_purge_replay(n
     )
     result = await replayer.replay_workflow(history)
     assert result.replay_failure is None
+
+
+@pytest.mark.usefixtures("worker")
+async def test_events_nobody_subscribed_to_are_kept_30_days(
+    db: AsyncSession, migrated: Settings, temporal_client: Client
+) -> None:
+    """Issue 29: every event is stored; one without deliveries goes after its own
+    retention (RAMP_EVENT_RETENTION_DAYS)."""
+    project = await make_project(db, migrated)
+    now = utcnow()
+    ages = {"old": now - timedelta(days=31), "recent": now - timedelta(days=29)}
+    stored: dict[str, str] = {}
+    for name, occurred in ages.items():
+        assert await stored_event(db, project.project_id, DeliveryPolicy()) == []
+        (event_id,) = (
+            await db.exec(
+                select(WebhookEventRow.id).where(
+                    col(WebhookEventRow.id).not_in(list(stored.values()))
+                )
+            )
+        ).all()
+        await db.exec(
+            update(WebhookEventRow)
+            .where(col(WebhookEventRow.id) == event_id)
+            .values(occurred_at=occurred)
+        )
+        await db.commit()
+        stored[name] = event_id
+    result: NoncePurgeResult = await temporal_client.execute_workflow(
+        PurgeExpiredNonces.run,
+        NoncePurge(),
+        id=f"purge-{uuid.uuid4()}",
+        task_queue=migrated.task_queue,
+    )
+    assert result.webhook_events_purged == 1
+    db.expire_all()
+    assert (await db.exec(select(WebhookEventRow.id))).all() == [stored["recent"]]
+
+
+async def test_events_have_a_retention_of_their_own(
+    db: AsyncSession, migrated: Settings, sessions: async_sessionmaker[AsyncSession]
+) -> None:
+    """RAMP_EVENT_RETENTION_DAYS, not the delivery log's, decides when an event without
+    deliveries goes."""
+    project = await make_project(db, migrated)
+    now = utcnow()
+    ages = {"two days": now - timedelta(days=2), "half a day": now - timedelta(hours=12)}
+    for occurred in ages.values():
+        await stored_event(db, project.project_id, DeliveryPolicy())
+        await db.exec(
+            update(WebhookEventRow)
+            .where(col(WebhookEventRow.occurred_at) > now - timedelta(minutes=5))
+            .values(occurred_at=occurred)
+        )
+        await db.commit()
+    purging = WebhookActivities(
+        sessions, retention=timedelta(days=30), event_retention=timedelta(days=1)
+    )
+    result = await ActivityEnvironment().run(purging.purge_webhook_log, WebhookLogPurge())
+    assert (result.deliveries, result.events) == (0, 1)
+    db.expire_all()
+    left = (await db.exec(select(WebhookEventRow.occurred_at))).all()
+    assert left == [ages["half a day"]]

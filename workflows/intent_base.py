@@ -2,23 +2,27 @@
 serialises handlers, and how a change is written (the projection, webhook events,
 search attributes). workflows/intents.py holds the handlers; workflows/provider_flow.py
 what a provider does; workflows/sandbox_path.py the path of sandbox intents opened
-before ONE_PROVIDER_PATH.
+before ONE_PROVIDER_PATH. The intent's clock, which a sandbox project moves forward
+(`advance_clock`, ramp/intents/clock.py), is here: every timer of the provider path
+waits through `_wait` / `_wait_until`.
 """
 
 from __future__ import annotations
 
 import asyncio
-from datetime import datetime
+from collections.abc import Callable
+from datetime import datetime, timedelta
 
 from temporalio import workflow
 from temporalio.common import SearchAttributeUpdate
 from temporalio.exceptions import ApplicationError
 
 from ramp import temporal
-from ramp.errors import IntentError, Refused
+from ramp.errors import Conflict, IntentError, Refused
 from ramp.intents import activities
 from ramp.intents.activity_options import RECORD as _RECORD
 from ramp.intents.changes import IntentChange
+from ramp.intents.clock import SANDBOX_CLOCK_PATCH, ClockAdvance, ClockAdvanced
 from ramp.intents.events import transition_events
 from ramp.intents.models import IntentRequest, IntentState, StepUpdate
 
@@ -41,6 +45,12 @@ class IntentBase:
         # once asked; and whether the driver should place its order again.
         self._failover: bool | None = None
         self._order_again = False
+        # The intent's clock: how far ahead of workflow.now() its timers measure, and
+        # how often it moved (each move wakes the waits). None: not asked yet whether
+        # this run has the clock (SANDBOX_CLOCK_PATCH).
+        self._clock_offset = timedelta(0)
+        self._clock_moves = 0
+        self._has_clock: bool | None = None
 
     def _opened(self) -> IntentState:
         if self._state is None:
@@ -52,6 +62,66 @@ class IntentBase:
     def _now(self) -> datetime:
         now = workflow.now()
         return now.replace(microsecond=now.microsecond // 1000 * 1000)
+
+    # --- the intent's clock -------------------------------------------------------
+
+    def _clocked(self) -> bool:
+        """Whether this run measures its timers on the movable clock; asked once, at the
+        first wait (or advance), so a run recorded before the patch replays without."""
+        if self._has_clock is None:
+            self._has_clock = workflow.patched(SANDBOX_CLOCK_PATCH)
+        return self._has_clock
+
+    def _clock(self) -> datetime:
+        """The intent's time: the workflow's, plus what a sandbox project advanced."""
+        return workflow.now() + self._clock_offset
+
+    async def advance_clock(self, advance: ClockAdvance) -> ClockAdvanced:
+        """Moves the intent's clock forward: every wait measures again, and those whose
+        deadline has passed end at once (the expiry fires, a poll is made)."""
+        if not self._clocked():
+            raise temporal.application_error(
+                Conflict(
+                    IntentError.CLOCK_NOT_MOVABLE,
+                    "this intent was created before sandbox clocks: its timers cannot move",
+                )
+            )
+        self._clock_offset += timedelta(seconds=advance.seconds)
+        self._clock_moves += 1
+        return ClockAdvanced(offset_seconds=self._clock_offset.total_seconds())
+
+    async def _wait(self, condition: Callable[[], bool], delay: timedelta) -> None:
+        """`workflow.wait_condition(condition, timeout=delay)`, the delay measured on the
+        intent's clock; TimeoutError when it runs out."""
+        await self._wait_until(condition, self._clock() + delay, minimum=None)
+
+    async def _wait_until(
+        self,
+        condition: Callable[[], bool],
+        deadline: datetime,
+        minimum: timedelta | None = timedelta(milliseconds=1),
+    ) -> None:
+        """Waits for `condition` until `deadline` on the intent's clock (TimeoutError
+        then). The first timer is what the code before the clock started (a deadline
+        already past waits `minimum`), so runs without the clock keep their histories."""
+        remaining = deadline - self._clock()
+        timeout = remaining if minimum is None else max(remaining, minimum)
+        if not self._clocked():
+            await workflow.wait_condition(condition, timeout=timeout)
+            return
+        while True:
+            await workflow.wait_condition(self._or_clock_moved(condition), timeout=timeout)
+            if condition():
+                return
+            # The clock moved: measure again.
+            timeout = deadline - self._clock()
+            if timeout <= timedelta(0):
+                raise TimeoutError
+
+    def _or_clock_moved(self, condition: Callable[[], bool]) -> Callable[[], bool]:
+        """`condition`, or the clock moved since now."""
+        moves = self._clock_moves
+        return lambda: condition() or self._clock_moves != moves
 
     async def _record(self, state: IntentState) -> None:
         """Writes the projection, with the webhook events of what changed since the last

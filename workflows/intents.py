@@ -24,6 +24,7 @@ from ramp.errors import Conflict, IntentError, ProviderFailed, Refused, Unavaila
 from ramp.intents import activities, cancellation, lifecycle
 from ramp.intents.activity_options import LOOKUP as _LOOKUP
 from ramp.intents.activity_options import VERIFY as _VERIFY
+from ramp.intents.clock import ClockAdvance, ClockAdvanced
 from ramp.intents.models import (
     IntentOutcome,
     IntentRequest,
@@ -402,6 +403,11 @@ class IntentWorkflow:
     @cancel.validator
     def _check_cancel(self) -> None:
         self._intent._check_cancel()
+
+    @workflow.update
+    async def advance_clock(self, advance: ClockAdvance) -> ClockAdvanced:
+        """Sandbox only: moves the intent's timers forward (ramp/intents/clock.py)."""
+        return await self._intent.advance_clock(advance)
 
 
 def _connector(state: IntentState) -> bool:

@@ -68,11 +68,9 @@ class ProviderFlow(Failover):
         voids the order outside the lock."""
         driver = asyncio.create_task(self._drive(state))
         while not lifecycle.is_terminal(state):
-            remaining = (state.expired_at - workflow.now()).total_seconds()
             try:
-                await workflow.wait_condition(
-                    lambda: not lifecycle.deposit_pending(state),
-                    timeout=timedelta(seconds=max(remaining, 0.001)),
+                await self._wait_until(
+                    lambda: not lifecycle.deposit_pending(state), state.expired_at
                 )
             except TimeoutError:
                 if not await self._expire_at_provider(state):
@@ -158,7 +156,7 @@ class ProviderFlow(Failover):
                 )
                 return
             try:
-                await workflow.wait_condition(_moved(state), timeout=delay)
+                await self._wait(_moved(state), delay)
                 delay = _poll_first(state)  # something moved: the next poll comes soon again
             except TimeoutError:
                 delay = _poll_next(state, delay)
@@ -261,7 +259,7 @@ class ProviderFlow(Failover):
         delay = _poll_first(state)
         while not lifecycle.is_terminal(state) and state.transaction is not None:
             try:
-                await workflow.wait_condition(_moved(state), timeout=delay)
+                await self._wait(_moved(state), delay)
                 delay = _poll_first(state)
                 continue
             except TimeoutError:
@@ -415,13 +413,11 @@ class ProviderFlow(Failover):
         deposit that still lands (reported as an unmatched deposit), for a while."""
         if not self._void_unconfirmed or state.transaction is None:
             return
-        deadline = workflow.now() + LATE_DEPOSIT_WATCH
+        deadline = self._clock() + LATE_DEPOSIT_WATCH
         delay = _poll_first(state)
-        while workflow.now() < deadline and state.unmatched_deposit is None:
+        while self._clock() < deadline and state.unmatched_deposit is None:
             try:
-                await workflow.wait_condition(
-                    lambda: state.unmatched_deposit is not None, timeout=delay
-                )
+                await self._wait(lambda: state.unmatched_deposit is not None, delay)
             except TimeoutError:
                 delay = _poll_next(state, delay)
                 await self._poll_transfer(state)

@@ -63,6 +63,7 @@ from api.schemas.routing import (
     SandboxProviderBehaviourBody,
     SandboxProviderBehaviourResource,
 )
+from api.schemas.sandbox_clock import SandboxClockAdvance, SandboxClockAdvanced
 from api.schemas.webhooks import (
     CreateWebhookEndpoint,
     Description,
@@ -129,6 +130,8 @@ __all__ = [
     "RoutingBody",
     "SandboxProviderBehaviourBody",
     "SandboxProviderBehaviourResource",
+    "SandboxClockAdvance",
+    "SandboxClockAdvanced",
     "SandboxProviderEvent",
     "SandboxStepOutcome",
     "StepOutcomeAccepted",

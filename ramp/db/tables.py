@@ -362,13 +362,21 @@ class WebhookEndpoint(SQLModel, table=True):
 
 
 class WebhookEventRow(SQLModel, table=True):
-    """An event that had at least one endpoint to go to, exactly as it is signed."""
+    """An event the service emitted, exactly as a webhook carries it (signed as is): every
+    event, subscribed or not, since issue 29 (`GET /v1/events`); before, only those with
+    an endpoint to go to."""
 
     __tablename__ = "webhook_event"
+    __table_args__ = (
+        # The events list: a project's events, newest first.
+        Index("ix_webhook_event_listing", "project_id", "occurred_at", "id"),
+    )
     # The event id: derived from the transition, so a retried write finds it here.
     id: str = Field(primary_key=True, max_length=36)
-    project_id: str = Field(foreign_key="project.id", index=True, max_length=36)
+    project_id: str = Field(foreign_key="project.id", max_length=36)
     intent_id: str = Field(max_length=36, index=True)
+    # None only for events stored before issue 29 whose body named no customer.
+    customer_id: str | None = Field(default=None, max_length=36, index=True)
     event_type: str = Field(max_length=40)
     body: str
     occurred_at: datetime = Field(sa_type=UTCDateTime)

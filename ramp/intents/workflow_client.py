@@ -10,6 +10,7 @@ domain error its code names (`ramp.errors`); a workflow that has ended as
 from __future__ import annotations
 
 import asyncio
+import uuid
 from datetime import timedelta
 from typing import Any
 
@@ -22,6 +23,7 @@ from temporalio.client import (
 from temporalio.common import WorkflowIDConflictPolicy, WorkflowIDReusePolicy
 from temporalio.service import RPCError, RPCStatusCode
 
+from ramp.intents.clock import ADVANCE_CLOCK, ClockAdvance, ClockAdvanced
 from ramp.intents.lifecycle import workflow_id
 from ramp.intents.models import (
     IntentOutcome,
@@ -129,6 +131,19 @@ class IntentWorkflowClient:
         except RPCError as error:
             raise _ended(error) from None
         return state
+
+    async def advance_clock(self, intent_id: str, advance: ClockAdvance) -> ClockAdvanced:
+        """A sandbox intent's clock moved forward (the `advance_clock` update); each call
+        is an advance of its own."""
+        try:
+            advanced: ClockAdvanced = await self._handle(intent_id).execute_update(
+                ADVANCE_CLOCK, advance, id=f"clock-{uuid.uuid4()}", result_type=ClockAdvanced
+            )
+        except WorkflowUpdateFailedError as error:
+            raise _refusal(error) from None
+        except RPCError as error:
+            raise _ended(error) from None
+        return advanced
 
     async def update_step(self, intent_id: str, update: StepUpdate) -> None:
         try:

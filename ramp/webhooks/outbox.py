@@ -1,5 +1,7 @@
-"""The webhook outbox: an intent's events stored with one delivery per subscribed
-endpoint, in the same database transaction as the projection write (`record_intent`),
+"""The webhook outbox: an intent's events stored (every one, subscribed or not: the
+events store that `GET /v1/events` reads, ramp/webhooks/events_store.py) with one
+delivery per subscribed endpoint, in the same database transaction as the projection
+write (`record_intent`),
 leased to the process's dispatcher when it has room, else due now; then handed to the
 dispatcher (ramp/webhooks/dispatcher.py). Ids are derived from the event and the
 endpoint, so a retried write stores nothing twice.
@@ -27,6 +29,20 @@ from ramp.webhooks.sending import Outgoing
 _DELIVERY_NAMESPACE = uuid.UUID("0b7f6a52-9a0e-5d3c-8f61-4c2e9d7b1a38")
 
 
+def event_row(event: WebhookEvent, body: bytes) -> dict[str, Any]:
+    """The stored event: its body exactly as a webhook carries it (`body`), and what the
+    events list filters on."""
+    return {
+        "id": event.event_id,
+        "project_id": event.project_id,
+        "intent_id": event.data.intent_id,
+        "customer_id": event.data.customer_id,
+        "event_type": event.event_type.value,
+        "body": body.decode(),
+        "occurred_at": event.timestamp,
+    }
+
+
 def delivery_id(event_id: str, endpoint_id: str) -> str:
     return str(uuid.uuid5(_DELIVERY_NAMESPACE, f"{event_id}/{endpoint_id}"))
 
@@ -48,12 +64,19 @@ class WebhookOutbox:
         self._dispatcher = dispatcher
 
     async def enqueue(self, session: AsyncSession, events: Sequence[WebhookEvent]) -> Outbound:
-        """Stores the events that have subscribers, with their deliveries (caller
+        """Stores every event, and the deliveries of those with subscribers (caller
         commits): leased to this process's dispatcher if it has room, due now otherwise.
         Plain rows and Core statements: this runs in every `record_intent`."""
         if not events:
             return Outbound()
         project_id = events[0].project_id
+        bodies = [event.body() for event in events]
+        await insert_missing_values(
+            session,
+            WebhookEventRow,
+            [event_row(event, body) for event, body in zip(events, bodies, strict=True)],
+            ["id"],
+        )
         endpoints = (
             await session.exec(
                 with_keys(
@@ -75,27 +98,14 @@ class WebhookOutbox:
         reservation = dispatcher.reserve() if dispatcher is not None else None
         max_attempts = self._policy.max_attempts
         first_retry = retry_in(self._policy, 1, max_attempts)
-        rows: list[dict[str, Any]] = []
         deliveries: list[dict[str, Any]] = []
         claims: dict[str, Claimed] = {}
         now = utcnow()
-        for event in events:
+        for event, body in zip(events, bodies, strict=True):
             subscribed = [e for e in endpoints if event.event_type in e[2]]
             if not subscribed:
                 continue
-            body = event.body()
-            text = body.decode()
             intent_id = event.data.intent_id
-            rows.append(
-                {
-                    "id": event.event_id,
-                    "project_id": project_id,
-                    "intent_id": intent_id,
-                    "event_type": event.event_type.value,
-                    "body": text,
-                    "occurred_at": event.timestamp,
-                }
-            )
             outgoing = Outgoing(event.event_id, event.event_type, body)
             for endpoint_id, url, *_ in subscribed:
                 id_ = delivery_id(event.event_id, endpoint_id)
@@ -137,7 +147,6 @@ class WebhookOutbox:
                 deliveries.append(delivery)
         if not deliveries:
             return Outbound()
-        await insert_missing_values(session, WebhookEventRow, rows, ["id"])
         if claims:
             # A retried write finds its rows, as they are (a delivery may be under way):
             # those are not this reservation's. Only the rows inserted now are.

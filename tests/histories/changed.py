@@ -11,6 +11,7 @@ from datetime import datetime, timedelta
 from temporalio import workflow
 
 from ramp.intents import cancellation
+from ramp.intents.clock import ClockAdvance, ClockAdvanced
 from ramp.intents.models import IntentOutcome, IntentRequest, IntentState, ProviderEvent
 from ramp.webhooks import activities
 from ramp.webhooks.models import AttemptOutcome, DeliveryAttempt, DeliveryOrder, DeliveryStatus
@@ -169,6 +170,26 @@ class EarlyEventDroppedWorkflow(IntentWorkflow):
     @workflow.init
     def __init__(self, request: IntentRequest) -> None:
         self._intent = _EarlyEventDroppedIntent(request)
+
+    @workflow.run
+    async def run(self, request: IntentRequest) -> IntentOutcome:
+        return await super().run(request)
+
+
+class _StoppedClockIntent(IntentRun):
+    async def advance_clock(self, advance: ClockAdvance) -> ClockAdvanced:
+        self._clocked()
+        return ClockAdvanced(offset_seconds=float(advance.seconds))
+
+
+@workflow.defn(name="IntentWorkflow")
+class StoppedClockWorkflow(IntentWorkflow):
+    """IntentWorkflow whose `advance_clock` answers but moves no timer: the recorded
+    advances (tests/histories/intent_clock_expired.json) must no longer replay."""
+
+    @workflow.init
+    def __init__(self, request: IntentRequest) -> None:
+        self._intent = _StoppedClockIntent(request)
 
     @workflow.run
     async def run(self, request: IntentRequest) -> IntentOutcome:

@@ -99,6 +99,8 @@ DEV_SERVER_PATHS = (
     *(f"one_path_{path}" for path in ONE_PATH_DEV_SERVER),
     # Issue 26 (patch route-failover): Atlas refuses transfers, the intent moves to Beacon.
     "failover",
+    # Issue 29: a sandbox intent's clock moved (events-sandbox-clock).
+    "clock_expired",
 )
 TIME_SKIPPING_PATHS = (
     "expired",
@@ -638,6 +640,30 @@ async def record_cancelled_deposit_late(stack: Stack) -> Recorded:
     return Recorded(intent_id, IntentStatus.CANCELLED)
 
 
+async def record_clock_expired(stack: Stack) -> Recorded:
+    """A returning customer's intent whose clock a sandbox project moves: an hour (the
+    transfer poll comes due and is made), then a day (it expires, its order voided)."""
+    _, token = await stack.customer("replay-clock-expired")
+    accounts = await register_accounts(stack.http, token)
+    first = await _new_intent(stack, token, accounts)
+    await complete_onboarding(stack.http, stack.project, token, first["intent"]["id"])
+    envelope = await _new_intent(stack, token, accounts)
+    assert envelope["transaction"] is not None, envelope
+    intent_id = envelope["intent"]["id"]
+    for seconds in (3600, 24 * 3600):
+        response = await stack.http.post(
+            f"/v1/sandbox/intents/{intent_id}/advance",
+            json={"seconds": seconds},
+            headers=stack.project.basic,
+        )
+        assert response.status_code == 200, response.text
+    envelope = await wait_for_intent(
+        stack.http, token, intent_id, lambda body: body["intent"]["status"] == "EXPIRED"
+    )
+    assert envelope["transaction"]["status"] == "CANCELLED", envelope
+    return Recorded(intent_id, IntentStatus.EXPIRED)
+
+
 _DEV_SERVER_RECORDERS: dict[str, Callable[[Stack], Awaitable[Recorded]]] = {
     "autocomplete": record_autocomplete,
     "onboarding": record_onboarding,
@@ -651,6 +677,7 @@ _DEV_SERVER_RECORDERS: dict[str, Callable[[Stack], Awaitable[Recorded]]] = {
     "cancelled_unfunded": record_cancelled_unfunded,
     "cancelled_deposit_late": record_cancelled_deposit_late,
     "failover": record_failover,
+    "clock_expired": record_clock_expired,
 }
 _DEV_SERVER_RECORDERS |= {
     f"one_path_{path}": _DEV_SERVER_RECORDERS[path] for path in ONE_PATH_DEV_SERVER
