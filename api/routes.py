@@ -177,10 +177,11 @@ V1: list[BaseRoute] = [
         Operation(
             "createIntent",
             "Create a payment intent: provider selection, compliance plan and, when every "
-            "requirement is already satisfied, the transaction",
+            "requirement is already satisfied, the transaction; the accounts by id, or "
+            "inline (registered as POST /customers/external-accounts would)",
             auth="bearer",
             status=201,
-            request=schemas.CreateIntent,
+            request=schemas.CreateIntentBody,
             response=schemas.IntentEnvelope,
             parameters=(IDEMPOTENCY_KEY,),
             errors=(400, 401, 422, 502, 503),
