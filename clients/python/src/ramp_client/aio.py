@@ -4,7 +4,7 @@ as ramp_client.client's, awaited; lists are async iterators over every page."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from datetime import datetime
 from typing import Any, TypeVar
 
@@ -361,6 +361,23 @@ class AsyncCustomerClient:
     async def get_intent(self, intent_id: str) -> m.IntentEnvelope:
         result: m.IntentEnvelope = await self._caller.call("getIntent", path={"id": intent_id})
         return result
+
+    async def wait_for_intent(
+        self,
+        intent_id: str,
+        until: Callable[[m.IntentEnvelope], bool],
+        *,
+        within: float = 30.0,
+        interval: float = 0.2,
+    ) -> m.IntentEnvelope:
+        """The intent once `until` holds, read every `interval` seconds; TimeoutError
+        after `within` seconds (as RampClient's)."""
+        async with asyncio.timeout(within):
+            while True:
+                envelope = await self.get_intent(intent_id)
+                if until(envelope):
+                    return envelope
+                await asyncio.sleep(interval)
 
     async def create_intent_transaction(
         self, intent_id: str, *, idempotency_key: str | None = None

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from datetime import datetime
 from typing import Any, TypeVar
 
@@ -354,6 +354,26 @@ class CustomerClient:
     def get_intent(self, intent_id: str) -> m.IntentEnvelope:
         result: m.IntentEnvelope = self._caller.call("getIntent", path={"id": intent_id})
         return result
+
+    def wait_for_intent(
+        self,
+        intent_id: str,
+        until: Callable[[m.IntentEnvelope], bool],
+        *,
+        within: float = 30.0,
+        interval: float = 0.2,
+    ) -> m.IntentEnvelope:
+        """The intent once `until` holds, read every `interval` seconds (outcomes and
+        provider events apply a moment after they are accepted); TimeoutError after
+        `within` seconds. For tests against the sandbox: in production, webhooks tell."""
+        deadline = time.monotonic() + within
+        while True:
+            envelope = self.get_intent(intent_id)
+            if until(envelope):
+                return envelope
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"intent {intent_id}: the condition did not hold in time")
+            time.sleep(interval)
 
     def create_intent_transaction(
         self, intent_id: str, *, idempotency_key: str | None = None
