@@ -41,6 +41,7 @@ from api.operations import (
 )
 from api.project_settings import get_onboarding_origins, put_onboarding_origins
 from api.provider_routes import PROVIDER_ROUTES
+from api.reference import REFERENCE_ROUTES
 from api.sandbox import record_step_outcome, report_transaction_event
 from api.walletpay import issue_nonce, verify_challenge
 from api.webhooks import (
@@ -488,6 +489,8 @@ ROUTES: list[BaseRoute] = [
     # The hosted onboarding page behind `frontendUrl` (HTML), and its static files.
     Mount("/onboarding/assets", app=OnboardingAssets()),
     Route("/onboarding/{intentId}", onboarding_page, methods=["GET"]),
+    # The API reference (/v1/docs, api/reference.py): before the API's own routes.
+    *REFERENCE_ROUTES,
     Mount("/v1", routes=V1),
     # The dashboard's pages (api/dashboard/page_routes.py).
     *DASHBOARD,
