@@ -275,3 +275,40 @@ def test_verify_webhook_takes_either_signature_and_refuses_the_rest() -> None:
     for wrong in refused:
         with pytest.raises(WebhookVerificationError):
             wrong()
+
+
+class _LosesTheFirstAnswer(httpx.AsyncBaseTransport):
+    """The app's own transport, but the answer to the first creating call is lost on
+    its way back (the request was handled): what a dropped connection does."""
+
+    def __init__(self, inner: httpx.AsyncBaseTransport) -> None:
+        self._inner = inner
+        self.lost = 0
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        response = await self._inner.handle_async_request(request)
+        if request.method == "POST" and self.lost == 0:
+            self.lost += 1
+            await response.aread()
+            raise httpx.ReadError("connection reset", request=request)
+        return response
+
+
+@pytest.mark.usefixtures("worker")
+async def test_a_lost_answer_is_retried_with_the_same_key(
+    client: httpx.AsyncClient, customer: dict[str, Any]
+) -> None:
+    losing = _LosesTheFirstAnswer(client._transport)
+    async with httpx.AsyncClient(transport=losing, base_url="http://testserver") as http:
+        ramp = AsyncRampClient("http://testserver", "unused", "unused", http=http)
+        alice = ramp.as_customer(customer["access_token"])
+        inline = m.CreateIntentWithAccounts(
+            src="USD", dest="USDC_ETHEREUM", source=ACH, destination=wallet("USDC_ETHEREUM"),
+            amount="10.00",
+        )  # fmt: skip
+        created = await alice.create_intent(inline)
+        assert losing.lost == 1
+        listed = [envelope async for envelope in alice.list_intents()]
+        # One intent, one pair: the retry carried the first attempt's key.
+        assert [envelope.intent.id for envelope in listed] == [created.intent.id]
+        assert len([account async for account in alice.list_external_accounts()]) == 2
