@@ -11,6 +11,15 @@ from api.schemas.core import CreateExternalAccounts, Identifier, RedirectUrl, Re
 
 # The fields that make a body a one-call intent's (api/intents.py picks the model by them).
 INLINE_ACCOUNT_FIELDS = frozenset({"src", "dest", "source", "destination"})
+_ACH = {
+    "rails": "ACH",
+    "currency": "USD",
+    "countryCode": "US",
+    "institutionName": "JPMorgan Chase Bank",
+    "accountIdentifier": {"routingNumber": "021000021", "accountNumber": "000123456789"},
+    "beneficiary": {"name": "Alex Morgan", "taxId": "12-3456789"},
+}
+_WALLET = {"address": "0x742d35Cc6634C0532925a3b844Bc454e4438f44e", "currency": "USDC_ETHEREUM"}
 
 
 class IntentTerms(RequestBody):
@@ -61,6 +70,18 @@ class IntentTerms(RequestBody):
 class CreateIntent(IntentTerms):
     """An intent between two accounts registered with POST /customers/external-accounts."""
 
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "srcExternalAccountId": "7d0c2c7e-4f51-4a53-9a45-0b8e2f4f6c11",
+                    "destExternalAccountId": "0b9f8a66-33d2-4b8e-a5a1-5e7d9c2b1f22",
+                    "amount": "100.00",
+                }
+            ]
+        }
+    )
+
     src_external_account_id: Identifier = Field(
         alias="srcExternalAccountId",
         description="Id of the source external account (`source.id` of the registered pair)",
@@ -76,6 +97,21 @@ class CreateIntentWithAccounts(CreateExternalAccounts, IntentTerms):
     /customers/external-accounts (`src`, `dest`, `source`, `destination`), registered as
     that call registers it (the same schemas; errors point into `/source` and
     `/destination`) and reused by a retry with the same Idempotency-Key."""
+
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "src": "USD",
+                    "dest": "USDC_ETHEREUM",
+                    "source": _ACH,
+                    "destination": _WALLET,
+                    "amount": "100.00",
+                    "autoExecute": True,
+                }
+            ]
+        }
+    )
 
 
 def _exactly_one(schema: dict[str, Any]) -> None:
