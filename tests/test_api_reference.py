@@ -44,7 +44,7 @@ from ramp.errors import (
     Unprocessable,
     WebhookError,
 )
-from tests.helpers.browser import bound_socket, chromium, served
+from tests.helpers.browser import bound_socket, chromium, screenshots_dir, served
 
 pytestmark = pytest.mark.usefixtures("migrated")
 
@@ -100,6 +100,7 @@ async def test_the_reference_renders_every_operation_in_a_browser(migrated: Sett
         await page.goto(f"{base}/v1/docs")
         await expect(page.locator(".opblock")).to_have_count(operations)
         await expect(page.locator("#operations-default-createIntent")).to_be_visible()
+        await page.screenshot(path=screenshots_dir("api_reference") / "docs.png")
     assert outside == []
     assert violations == []
 
