@@ -44,6 +44,7 @@ CONTENT_SECURITY_POLICY = "; ".join(
 _HEADERS = {
     "Content-Security-Policy": CONTENT_SECURITY_POLICY,
     "X-Content-Type-Options": "nosniff",
+    "X-Frame-Options": "DENY",  # frame-ancestors, for browsers that predate it
     "Referrer-Policy": "no-referrer",
     "Cache-Control": "no-cache",
 }
