@@ -144,6 +144,8 @@ async def test_errors_name_the_inline_field_and_store_nothing(
     assert [f["pointer"] for f in mixed.json()["details"]["fields"]] == ["/srcExternalAccountId"]
     unsupported = await _post(client, token, one_call(dest="USD"))
     assert unsupported.json()["code"] == "UNSUPPORTED_ROUTE"
+    off_origin = await _post(client, token, one_call(onboardingRedirectUrl="https://evil.test/"))
+    assert off_origin.json()["code"] == "REDIRECT_URL_NOT_ALLOWED"
     not_an_amount = await _post(client, token, one_call(amount="ten"))
     assert not_an_amount.json()["code"] == "AMOUNT_VALIDATION_ERROR"
     assert await _count(db, ExternalAccount, customer["id"]) == 0

@@ -166,13 +166,7 @@ class IntentService:
         key = idempotency_key if idempotency_key is not None else str(uuid.uuid4())
         intent_id = intent_id_for_key(customer_id, key)
         async with self._db() as session:
-            redirects = {
-                "onboardingRedirectUrl": order.onboarding_redirect_url,
-                "checkoutRedirectUrl": order.checkout_redirect_url,
-            }
-            if any(redirects.values()):
-                project = await session.get(Project, project_id)
-                check_redirects(redirects, project.onboarding_origins if project else [])
+            await _check_redirect_urls(session, project_id, order)
             stored = await session.get(IntentRow, intent_id) if idempotency_key else None
             if stored is not None:
                 _check_same_request(stored.fingerprint, fingerprint)
@@ -249,7 +243,9 @@ class IntentService:
         src_id, dest_id = inline_account_ids(customer.id, key)
         order = replace(order, src_external_account_id=src_id, dest_external_account_id=dest_id)
         async with self._db() as session:
-            # A key already used for another intent is refused before anything is stored.
+            # What the intent would refuse on its form is refused before anything is
+            # stored, and so is a key already used for another intent.
+            await _check_redirect_urls(session, customer.project_id, order)
             stored = await session.get(IntentRow, intent_id_for_key(customer.id, key))
             if stored is not None:
                 _check_same_request(stored.fingerprint, body_fingerprint(order))
@@ -439,6 +435,17 @@ def _maybe_created(error: Exception, intent_id: str, key: str) -> Unavailable:
         "Idempotency-Key given in details to get it rather than a second intent",
         {"intentId": intent_id, "idempotencyKey": key},
     )
+
+
+async def _check_redirect_urls(session: AsyncSession, project_id: str, order: IntentOrder) -> None:
+    """The hosted onboarding's redirect URLs must be on the project's onboarding origins."""
+    redirects = {
+        "onboardingRedirectUrl": order.onboarding_redirect_url,
+        "checkoutRedirectUrl": order.checkout_redirect_url,
+    }
+    if any(redirects.values()):
+        project = await session.get(Project, project_id)
+        check_redirects(redirects, project.onboarding_origins if project else [])
 
 
 def _check_amount(amount: str) -> None:
