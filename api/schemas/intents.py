@@ -6,12 +6,13 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from pydantic import ConfigDict, Field, RootModel, StrictBool, StrictStr
+from pydantic.config import JsonDict
 
 from api.schemas.core import CreateExternalAccounts, Identifier, RedirectUrl, RequestBody
 
 # The fields that make a body a one-call intent's (api/intents.py picks the model by them).
 INLINE_ACCOUNT_FIELDS = frozenset({"src", "dest", "source", "destination"})
-_ACH = {
+_ACH: JsonDict = {
     "rails": "ACH",
     "currency": "USD",
     "countryCode": "US",
@@ -19,7 +20,10 @@ _ACH = {
     "accountIdentifier": {"routingNumber": "021000021", "accountNumber": "000123456789"},
     "beneficiary": {"name": "Alex Morgan", "taxId": "12-3456789"},
 }
-_WALLET = {"address": "0x742d35Cc6634C0532925a3b844Bc454e4438f44e", "currency": "USDC_ETHEREUM"}
+_WALLET: JsonDict = {
+    "address": "0x742d35Cc6634C0532925a3b844Bc454e4438f44e",
+    "currency": "USDC_ETHEREUM",
+}
 
 
 class IntentTerms(RequestBody):
