@@ -36,6 +36,12 @@ class _Pairs(list[tuple[str, Any]]):
 
 
 async def read_json(request: Request, model: type[Body]) -> Body:
+    return validate_body(model, await read_json_object(request))
+
+
+async def read_json_object(request: Request) -> dict[str, Any]:
+    """The body as a JSON object, before any model reads it (for a route whose model
+    depends on the body: `POST /intent` with its accounts inline or by id)."""
     content_type = request.headers.get("content-type", "")
     media_type, _, parameters = content_type.partition(";")
     if media_type.strip().lower() != "application/json" or not _utf8_charset(parameters):
@@ -47,6 +53,10 @@ async def read_json(request: Request, model: type[Body]) -> Body:
     data = parse_json(await request.body())
     if not isinstance(data, dict):
         raise bad_request("INVALID_JSON", "request body must be a JSON object")
+    return data
+
+
+def validate_body(model: type[Body], data: dict[str, Any]) -> Body:
     try:
         return model.model_validate(data)
     except ValidationError as error:

@@ -14,7 +14,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from api.auth import authenticate_customer
-from api.body import read_json
+from api.body import read_json, read_json_object, validate_body
 from api.idempotency import REPLAYED_HEADERS
 from api.pagination import next_page_link, page_request
 from api.render import (
@@ -24,9 +24,17 @@ from api.render import (
     json_resource,
     transaction_resource,
 )
-from api.schemas import CreateIntent, ExecuteIntent, IntentEnvelope
+from api.schemas import (
+    INLINE_ACCOUNT_FIELDS,
+    CreateIntent,
+    CreateIntentWithAccounts,
+    ExecuteIntent,
+    IntentEnvelope,
+    IntentTerms,
+)
 from api.services import Services, services
 from ramp.db.tables import Customer, IntentRow
+from ramp.intents.inline_accounts import InlineAccounts
 from ramp.intents.lifecycle import workflow_id
 from ramp.intents.service import IntentOrder, IntentService, IntentView
 from ramp.intents.states import TERMINAL_INTENT_STATUSES, IntentStatus
@@ -50,12 +58,30 @@ async def _customer(request: Request) -> Customer:
 
 
 async def create_intent(request: Request) -> Response:
+    """POST /intent: with the ids of a registered account pair, or with the pair inline
+    (a one-call intent), told apart by the inline pair's fields."""
     app = services(request)
     customer = await _customer(request)
-    body = await read_json(request, CreateIntent)
-    order = IntentOrder(
-        src_external_account_id=body.src_external_account_id,
-        dest_external_account_id=body.dest_external_account_id,
+    data = await read_json_object(request)
+    key = request.headers.get(IDEMPOTENCY_HEADER)
+    service = intent_service(app)
+    if INLINE_ACCOUNT_FIELDS & data.keys():
+        inline = validate_body(CreateIntentWithAccounts, data)
+        accounts = InlineAccounts(inline.src, inline.dest, inline.source, inline.destination)
+        # The ids come from the registered pair (ramp/intents/inline_accounts.py).
+        opened = await service.open_with_accounts(customer, _order(inline, "", ""), accounts, key)
+    else:
+        body = validate_body(CreateIntent, data)
+        order = _order(body, body.src_external_account_id, body.dest_external_account_id)
+        opened = await service.open(customer.project_id, customer.id, order, key)
+    headers = REPLAYED_HEADERS if opened.replayed else None
+    return json_resource(render_intent(app, opened.view), 201, headers=headers)
+
+
+def _order(body: IntentTerms, src_id: str, dest_id: str) -> IntentOrder:
+    return IntentOrder(
+        src_external_account_id=src_id,
+        dest_external_account_id=dest_id,
         amount=body.amount,
         provider_id=body.provider_id,
         auto_execute=body.auto_execute,
@@ -65,11 +91,6 @@ async def create_intent(request: Request) -> Response:
         checkout_redirect_url=body.checkout_redirect_url,
         quote_id=body.quote_id,
     )
-    opened = await intent_service(app).open(
-        customer.project_id, customer.id, order, request.headers.get(IDEMPOTENCY_HEADER)
-    )
-    headers = REPLAYED_HEADERS if opened.replayed else None
-    return json_resource(render_intent(app, opened.view), 201, headers=headers)
 
 
 async def list_intents(request: Request) -> Response:

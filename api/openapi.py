@@ -13,10 +13,12 @@ from pydantic.json_schema import models_json_schema
 
 from api import schemas
 from api.openapi_bodies import request_body
+from api.openapi_glossary import describe_fields
 from api.operations import ApiRoute, Operation, body_limit
 from api.routes import V1
 from ramp.catalog import Rail
 from ramp.config import Settings
+from ramp.error_meanings import ERROR_MEANINGS
 from ramp.intents.events import WebhookEvent, WebhookEventType
 from ramp.onboarding.forms import AnySubmission
 
@@ -123,6 +125,8 @@ def openapi_document(max_body_bytes: int = DEFAULT_MAX_BODY_BYTES) -> dict[str, 
     components.pop(AnySubmission.__name__)
     components["CurrencyCode"] = schemas.CURRENCY_CODE_SCHEMA
     components["Rail"] = {"type": "string", "enum": [rail.value for rail in Rail]}
+    describe_fields(components)
+    _error_codes(components["ErrorEnvelope"])
     paths: dict[str, Any] = {}
     for route in OPERATIONS:
         paths.setdefault(route.path, {})[route.method.lower()] = _operation(route, max_body_bytes)
@@ -131,7 +135,7 @@ def openapi_document(max_body_bytes: int = DEFAULT_MAX_BODY_BYTES) -> dict[str, 
         "info": {
             "title": "Payment ramp orchestration service",
             "version": "1.0.0",
-            "description": "See docs/decisions.md for every convention this API follows.",
+            "description": _DESCRIPTION + _error_table(),
         },
         "servers": [{"url": "/v1"}],
         "paths": paths,
@@ -177,6 +181,33 @@ def openapi_document(max_body_bytes: int = DEFAULT_MAX_BODY_BYTES) -> dict[str, 
             },
         },
     }
+
+
+_DESCRIPTION = (
+    "Moves money between fiat and crypto through third-party providers: a project "
+    "(Basic auth) creates customers; a customer (Bearer token) registers an account pair "
+    "and opens intents, each with its compliance plan and, once compliant, its "
+    "transaction. Every error comes in one envelope (ErrorEnvelope) whose `code` is one "
+    "of those below. docs/decisions.md gives every convention this API follows.\n\n"
+)
+
+
+def _codes() -> dict[str, str]:
+    return {str(code): ERROR_MEANINGS[code] for code in sorted(ERROR_MEANINGS)}
+
+
+def _error_codes(envelope: dict[str, Any]) -> None:
+    """Every code of the envelope and its meaning, for programs (`x-codes`)."""
+    envelope["x-codes"] = _codes()
+    envelope["properties"]["code"]["description"] += (
+        "; every code and its meaning: `x-codes` of this schema, and the table in the "
+        "document's description"
+    )
+
+
+def _error_table() -> str:
+    rows = "\n".join(f"| `{code}` | {meaning} |" for code, meaning in _codes().items())
+    return f"## Error codes\n\n| code | meaning |\n|---|---|\n{rows}\n"
 
 
 def _webhooks() -> dict[str, Any]:

@@ -104,6 +104,7 @@ LIMIT = {
     "name": "limit",
     "in": "query",
     "required": False,
+    "description": "Items per page, 1 to 100",
     "schema": {"type": "integer", "minimum": 1, "maximum": 100, "default": 20},
 }
 CURSOR = {

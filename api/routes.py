@@ -42,6 +42,7 @@ from api.operations import (
 )
 from api.project_settings import get_onboarding_origins, put_onboarding_origins
 from api.provider_routes import PROVIDER_ROUTES
+from api.reference import REFERENCE_ROUTES
 from api.routing import ROUTING_ROUTES
 from api.sandbox import record_step_outcome, report_transaction_event
 from api.walletpay import issue_nonce, verify_challenge
@@ -179,10 +180,11 @@ V1: list[BaseRoute] = [
         Operation(
             "createIntent",
             "Create a payment intent: provider selection, compliance plan and, when every "
-            "requirement is already satisfied, the transaction",
+            "requirement is already satisfied, the transaction; the accounts by id, or "
+            "inline (registered as POST /customers/external-accounts would)",
             auth="bearer",
             status=201,
-            request=schemas.CreateIntent,
+            request=schemas.CreateIntentBody,
             response=schemas.IntentEnvelope,
             parameters=(IDEMPOTENCY_KEY,),
             errors=(400, 401, 422, 502, 503),
@@ -491,6 +493,8 @@ ROUTES: list[BaseRoute] = [
     # The hosted onboarding page behind `frontendUrl` (HTML), and its static files.
     Mount("/onboarding/assets", app=OnboardingAssets()),
     Route("/onboarding/{intentId}", onboarding_page, methods=["GET"]),
+    # The API reference (/v1/docs, api/reference.py): before the API's own routes.
+    *REFERENCE_ROUTES,
     Mount("/v1", routes=V1),
     # The dashboard's pages (api/dashboard/page_routes.py).
     *DASHBOARD,

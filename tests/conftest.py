@@ -123,6 +123,9 @@ MODULE_SECONDS = {
     "tests/test_webhook_sender_process.py": 6,
     "tests/test_events_api.py": 12,
     "tests/test_clock_replay.py": 4,
+    "tests/test_one_call_intents.py": 3,
+    "tests/test_python_client.py": 10,
+    "tests/test_api_reference.py": 12,
 }
 DEFAULT_TEST_SECONDS = 0.1
 PASS_SECONDS = {"postgres": 200.0, "sqlite": 0.0}

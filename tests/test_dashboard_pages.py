@@ -40,6 +40,7 @@ async def test_a_project_made_in_the_pages_works_against_the_public_api(
     home = await client.get("/dashboard", headers=owner.read)
     assert home.status_code == 200
     assert "No project yet" in home.text
+    assert 'href="/v1/docs"' in home.text  # the API reference, from every page
     # A sandbox server says where its demo project is, and what a production project
     # made here is.
     assert "belongs to the first organization made with" in home.text

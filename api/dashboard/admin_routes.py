@@ -24,6 +24,7 @@ _DELIVERY_LIMIT = {
     "name": "limit",
     "in": "query",
     "required": False,
+    "description": "Deliveries per page, 1 to 100",
     "schema": {"type": "integer", "minimum": 1, "maximum": 100, "default": 100},
 }
 

@@ -11,7 +11,6 @@ from api.schemas.core import (
     CorridorResource,
     CreateCustomer,
     CreateExternalAccounts,
-    CreateIntent,
     CurrencyCode,
     CurrencyResource,
     CustomerResource,
@@ -43,6 +42,13 @@ from api.schemas.core import (
     TransferAmountResource,
     WalletChallenge,
     WalletToken,
+)
+from api.schemas.intents import (
+    INLINE_ACCOUNT_FIELDS,
+    CreateIntent,
+    CreateIntentBody,
+    CreateIntentWithAccounts,
+    IntentTerms,
 )
 from api.schemas.onboarding import (
     OnboardingDepositInstruction,
@@ -78,6 +84,7 @@ from api.schemas.webhooks import (
 
 __all__ = [
     "CURRENCY_CODE_SCHEMA",
+    "INLINE_ACCOUNT_FIELDS",
     "AccountSideResource",
     "AmountLimitResource",
     "ComplianceEdgeResource",
@@ -87,6 +94,8 @@ __all__ = [
     "CreateCustomer",
     "CreateExternalAccounts",
     "CreateIntent",
+    "CreateIntentBody",
+    "CreateIntentWithAccounts",
     "CreateWebhookEndpoint",
     "CurrencyCode",
     "CurrencyResource",
@@ -101,6 +110,7 @@ __all__ = [
     "Identifier",
     "IntentEnvelope",
     "IntentResource",
+    "IntentTerms",
     "MoneyMovementPlanResource",
     "OnboardingDepositInstruction",
     "OnboardingField",

@@ -11,7 +11,6 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
-    StrictBool,
     StrictInt,
     StrictStr,
     WithJsonSchema,
@@ -107,8 +106,24 @@ class WalletChallenge(RequestBody):
 
 
 class CreateExternalAccounts(RequestBody):
-    src: Annotated[StrictStr, Field(min_length=1, max_length=32, examples=["USD"])]
-    dest: Annotated[StrictStr, Field(min_length=1, max_length=32, examples=["USDC_ETHEREUM"])]
+    src: Annotated[
+        StrictStr,
+        Field(
+            min_length=1,
+            max_length=32,
+            examples=["USD"],
+            description="Source currency code (`from` of a route of GET /currencies/supported)",
+        ),
+    ]
+    dest: Annotated[
+        StrictStr,
+        Field(
+            min_length=1,
+            max_length=32,
+            examples=["USDC_ETHEREUM"],
+            description="Destination currency code (`to` of the same route)",
+        ),
+    ]
     source: dict[str, Any] = Field(
         description="The source account: the `source` schema of "
         "GET /external-accounts/requirements for the route"
@@ -116,44 +131,6 @@ class CreateExternalAccounts(RequestBody):
     destination: dict[str, Any] = Field(
         description="The destination account: the `destination` schema of "
         "GET /external-accounts/requirements for the route"
-    )
-
-
-class CreateIntent(RequestBody):
-    src_external_account_id: Identifier = Field(alias="srcExternalAccountId")
-    dest_external_account_id: Identifier = Field(alias="destExternalAccountId")
-    amount: Annotated[
-        StrictStr,
-        Field(
-            min_length=1,
-            max_length=64,
-            description="Decimal string in the source currency; at most its `decimals` places",
-            examples=["100.00"],
-        ),
-    ]
-    provider_id: Identifier | None = Field(default=None, alias="providerId")
-    auto_execute: StrictBool = Field(default=False, alias="autoExecute")
-    redirect_url: RedirectUrl | None = Field(default=None, alias="redirectUrl")
-    label: Identifier | None = Field(
-        default=None, description="Free text for the project's own reference (stored, returned)"
-    )
-    onboarding_redirect_url: RedirectUrl | None = Field(
-        default=None,
-        alias="onboardingRedirectUrl",
-        description="Where the hosted onboarding sends the customer once it is done; its "
-        "origin must be one of the project's onboarding origins",
-    )
-    checkout_redirect_url: RedirectUrl | None = Field(
-        default=None,
-        alias="checkoutRedirectUrl",
-        description="Where the hosted onboarding sends the customer after showing the "
-        "deposit instructions; its origin must be one of the project's onboarding origins",
-    )
-    quote_id: Identifier | None = Field(
-        default=None,
-        alias="quoteId",
-        description="A quote of GET /v1/intent/quote for this payment: its provider is used "
-        "while the quote is valid (409 QUOTE_EXPIRED after)",
     )
 
 

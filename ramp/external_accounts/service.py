@@ -59,11 +59,41 @@ async def register_account_pair(
     dest: str,
     source: dict[str, Any],
     destination: dict[str, Any],
+    ids: tuple[str, str] | None = None,
 ) -> AccountPair:
     """Stores the customer's source (in `src`) and destination (in `dest`) accounts, both
     or neither. InvalidInput if the route is not supported for the customer's project, or
-    if an account's metadata does not match the route's schema (every violation named)."""
-    requirements = await project_route_requirements(session, customer.project_id, src, dest)
+    if an account's metadata does not match the route's schema (every violation named).
+    `ids` are the accounts' ids when the caller derives them (a one-call intent derives
+    them from its Idempotency-Key), fresh ones otherwise."""
+    check_account_pair(
+        await project_route_requirements(session, customer.project_id, src, dest),
+        src=src,
+        dest=dest,
+        source=source,
+        destination=destination,
+    )
+    source_id, destination_id = ids if ids is not None else (str(uuid.uuid4()), str(uuid.uuid4()))
+    pair = AccountPair(
+        source=_account(customer, source_id, src, source),
+        destination=_account(customer, destination_id, dest, destination),
+    )
+    session.add_all([pair.source, pair.destination])
+    # Both accounts or neither: one transaction.
+    await session.commit()
+    return pair
+
+
+def check_account_pair(
+    requirements: RouteRequirements,
+    *,
+    src: str,
+    dest: str,
+    source: dict[str, Any],
+    destination: dict[str, Any],
+) -> None:
+    """InvalidInput (SCHEMA_VALIDATION_FAILED) naming every field of either account that
+    breaks the route's schemas, by its JSON pointer from the body (`/source/...`)."""
     violations = [
         {"pointer": f"/{side}{violation.pointer}", "reason": violation.reason}
         for side, schema, metadata in (
@@ -78,24 +108,19 @@ async def register_account_pair(
             f"external account metadata does not match the requirements schema for {src} -> {dest}",
             {"fields": violations},
         )
-    pair = AccountPair(
-        source=_account(customer, src, source), destination=_account(customer, dest, destination)
-    )
-    session.add_all([pair.source, pair.destination])
-    # Both accounts or neither: one transaction.
-    await session.commit()
-    return pair
 
 
 async def _providers(session: AsyncSession, project_id: str) -> tuple[Provider, ...]:
     return tuple(provider for provider, _ in await routing_accounts(session, project_id))
 
 
-def _account(customer: Customer, currency_code: str, metadata: dict[str, Any]) -> ExternalAccount:
+def _account(
+    customer: Customer, account_id: str, currency_code: str, metadata: dict[str, Any]
+) -> ExternalAccount:
     currency = currency_by_code(currency_code)
     assert currency is not None  # the route's schemas only exist for catalog currencies
     return ExternalAccount(
-        id=str(uuid.uuid4()),
+        id=account_id,
         project_id=customer.project_id,
         customer_id=customer.id,
         type=currency.account_type.value,

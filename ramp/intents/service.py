@@ -13,7 +13,7 @@ import json
 import logging
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import timedelta
 
 from sqlalchemy.ext.asyncio import async_sessionmaker
@@ -28,6 +28,7 @@ from ramp.db.engine import read_snapshot
 from ramp.db.keyset import Page, PageRequest
 from ramp.db.tables import (
     ComplianceStepRow,
+    Customer,
     ExternalAccount,
     IntentRow,
     Project,
@@ -45,6 +46,11 @@ from ramp.errors import (
 from ramp.external_accounts.lookup import accounts_by_id
 from ramp.idempotency.store import check_key, key_reused
 from ramp.intents.amounts import AmountProblem, parse_amount
+from ramp.intents.inline_accounts import (
+    InlineAccounts,
+    inline_account_ids,
+    register_inline_accounts,
+)
 from ramp.intents.lifecycle import refuse_execution
 from ramp.intents.models import IntentRequest, IntentState
 from ramp.intents.projection import project
@@ -154,12 +160,7 @@ class IntentService:
         the projection are never the answer by themselves, since `open` writes them before
         Temporal has accepted it; only a final intent's rows are.
         """
-        try:
-            parse_amount(order.amount)
-        except AmountProblem as problem:
-            raise InvalidInput(
-                IntentError.AMOUNT_VALIDATION_ERROR, problem.message, problem.details
-            ) from None
+        _check_amount(order.amount)
         fingerprint = body_fingerprint(order)
         if idempotency_key is not None:
             check_idempotency_key(idempotency_key)
@@ -168,13 +169,7 @@ class IntentService:
         key = idempotency_key if idempotency_key is not None else str(uuid.uuid4())
         intent_id = intent_id_for_key(customer_id, key)
         async with self._db() as session:
-            redirects = {
-                "onboardingRedirectUrl": order.onboarding_redirect_url,
-                "checkoutRedirectUrl": order.checkout_redirect_url,
-            }
-            if any(redirects.values()):
-                project = await session.get(Project, project_id)
-                check_redirects(redirects, project.onboarding_origins if project else [])
+            await _check_redirect_urls(session, project_id, order)
             stored = await session.get(IntentRow, intent_id) if idempotency_key else None
             if stored is not None:
                 _check_same_request(stored.fingerprint, fingerprint)
@@ -232,6 +227,34 @@ class IntentService:
             # Another call with this key created it (concurrently, or before).
             return await self._replayed(customer_id, intent_id)
         return OpenedIntent(_written(opened, accounts), replayed=False)
+
+    async def open_with_accounts(
+        self,
+        customer: Customer,
+        order: IntentOrder,
+        accounts: InlineAccounts,
+        idempotency_key: str | None,
+    ) -> OpenedIntent:
+        """Opens an intent with its accounts inline (`order`'s account ids are ignored):
+        registers the pair as `POST /customers/external-accounts` does, under ids derived
+        from the key, then opens the intent on them as `open` does. Without a key the call
+        gets one of its own, as `open` gives itself one, so that its 503 hands back a key
+        whose retry finds the same pair."""
+        _check_amount(order.amount)  # before anything is stored
+        if idempotency_key is not None:
+            check_idempotency_key(idempotency_key)
+        key = idempotency_key if idempotency_key is not None else str(uuid.uuid4())
+        src_id, dest_id = inline_account_ids(customer.id, key)
+        order = replace(order, src_external_account_id=src_id, dest_external_account_id=dest_id)
+        async with self._db() as session:
+            # What the intent would refuse on its form is refused before anything is
+            # stored, and so is a key already used for another intent.
+            await _check_redirect_urls(session, customer.project_id, order)
+            stored = await session.get(IntentRow, intent_id_for_key(customer.id, key))
+            if stored is not None:
+                _check_same_request(stored.fingerprint, body_fingerprint(order))
+            await register_inline_accounts(session, customer, accounts, key)
+        return await self.open(customer.project_id, customer.id, order, key)
 
     async def execute(self, customer_id: str, intent_id: str) -> IntentView:
         """Creates the transaction of an intent whose compliance plan is complete.
@@ -416,6 +439,26 @@ def _maybe_created(error: Exception, intent_id: str, key: str) -> Unavailable:
         "Idempotency-Key given in details to get it rather than a second intent",
         {"intentId": intent_id, "idempotencyKey": key},
     )
+
+
+async def _check_redirect_urls(session: AsyncSession, project_id: str, order: IntentOrder) -> None:
+    """The hosted onboarding's redirect URLs must be on the project's onboarding origins."""
+    redirects = {
+        "onboardingRedirectUrl": order.onboarding_redirect_url,
+        "checkoutRedirectUrl": order.checkout_redirect_url,
+    }
+    if any(redirects.values()):
+        project = await session.get(Project, project_id)
+        check_redirects(redirects, project.onboarding_origins if project else [])
+
+
+def _check_amount(amount: str) -> None:
+    try:
+        parse_amount(amount)
+    except AmountProblem as problem:
+        raise InvalidInput(
+            IntentError.AMOUNT_VALIDATION_ERROR, problem.message, problem.details
+        ) from None
 
 
 def _check_same_request(stored: str, given: str) -> None:
