@@ -21,6 +21,7 @@ import sys
 
 from ramp.config import Settings
 from ramp.db.engine import create_engine, session_factory, sqlite_writer
+from ramp.observability.backlog import sample_backlogs_until
 from ramp.observability.process import configure_process_logging, observe_process
 from ramp.security.encryption import SecretBox
 from ramp.settings_loader import load_settings
@@ -55,9 +56,12 @@ async def run(settings: Settings) -> None:
     # Woken by the commits that store deliveries; the poll is for retries coming due.
     listening = asyncio.create_task(wakeup.listen(settings.database_url, dispatcher.wake))
     logger.info("webhook dispatcher listening, polling every %g ms", settings.webhook_poll_ms)
+    sampling = asyncio.create_task(sample_backlogs_until(db, stop)) if metrics is not None else None
     try:
         await dispatcher.run(stop)
     finally:
+        if sampling is not None:
+            await sampling
         listening.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await listening

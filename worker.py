@@ -47,6 +47,7 @@ from ramp.db.engine import create_engine, session_factory, sqlite_writer
 from ramp.housekeeping import PURGE_INTERVAL_MINUTES, SCHEDULE_ID, NoncePurge
 from ramp.intents.models import PollSchedule
 from ramp.intents.workflow_client import IntentWorkflowClient
+from ramp.observability.backlog import sample_backlogs_until
 from ramp.observability.process import configure_process_logging, observe_worker
 from ramp.observability.tracing import worker_interceptors
 from ramp.onboarding.verification import Verifiers, catalog_verifiers
@@ -284,9 +285,16 @@ async def run(settings: Settings) -> None:
                     stop,
                 )
             )
+            sampling = (
+                asyncio.create_task(sample_backlogs_until(db, stop))
+                if telemetry.server is not None
+                else None
+            )
             await stop.wait()
             logger.info("worker shutting down")
             await relaying
+            if sampling is not None:
+                await sampling
     finally:
         if listening is not None:
             listening.cancel()

@@ -15,6 +15,7 @@ before activities/provider_errors.py maps it like every other provider error.
 from __future__ import annotations
 
 import logging
+import time
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -56,6 +57,7 @@ from ramp.intents.provider_calls import (
     TransferVoid,
     VoidResult,
 )
+from ramp.observability import metrics
 from ramp.provider_accounts.service import mark_unhealthy, provider_context
 from ramp.quotes.accounts import ConnectorQuoter
 from ramp.quotes.partner_fee import partner_fee_bps
@@ -63,6 +65,23 @@ from ramp.quotes.receipt import order_receipt
 from ramp.security.encryption import SecretBox
 
 log = logging.getLogger(__name__)
+
+
+class ProviderCall:
+    """One call's series (ramp/observability/metrics.py): its outcome and latency, by
+    provider and operation (the activity's name without its `provider_` prefix)."""
+
+    def __init__(self, provider: str, activity_type: str) -> None:
+        self.provider = provider
+        self.operation = activity_type.removeprefix("provider_")
+        self.started = time.perf_counter()
+
+    def ended(self, outcome: str) -> None:
+        metrics.PROVIDER_CALLS.labels(self.provider, self.operation, outcome).inc()
+        metrics.PROVIDER_CALL_DURATION.labels(self.provider, self.operation).observe(
+            time.perf_counter() - self.started
+        )
+
 
 # A payout account registered at the provider, remembered in the customer's handles.
 _ACCOUNT_HANDLE = "externalAccount:{}"
@@ -190,17 +209,27 @@ class ProviderActivities:
                     secret_box=self._secret_box,
                     connectors=self._connectors,
                 )
+        call = ProviderCall(provider_code or connector.code, activity.info().activity_type)
         try:
             yield connector, ctx
         except CredentialsRejected as error:
+            call.ended("credentials_rejected")
             log.warning("provider account %s: credentials rejected", provider_account_id)
             async with self._db() as session:
                 await mark_unhealthy(
                     session, provider_account_id=provider_account_id, reason=str(error)
                 )
             raise temporal_error(error, activity.info().attempt) from None
-        except ProviderError as error:
+        except ProviderRefused as error:
+            call.ended("refused")
             raise temporal_error(error, activity.info().attempt) from None
+        except ProviderError as error:
+            call.ended("failed")
+            raise temporal_error(error, activity.info().attempt) from None
+        except BaseException:
+            call.ended("failed")
+            raise
+        call.ended("ok")
 
     async def _customer(
         self, connector: Connector, ctx: ProviderContext, customer_id: str
