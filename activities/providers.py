@@ -77,9 +77,12 @@ class ProviderCall:
         self.started = time.perf_counter()
 
     def ended(self, outcome: str) -> None:
+        took = time.perf_counter() - self.started
         metrics.PROVIDER_CALLS.labels(self.provider, self.operation, outcome).inc()
-        metrics.PROVIDER_CALL_DURATION.labels(self.provider, self.operation).observe(
-            time.perf_counter() - self.started
+        metrics.PROVIDER_CALL_DURATION.labels(self.provider, self.operation).observe(took)
+        # With the request id and intent of the work (ramp/observability/logs.py).
+        log.debug(
+            "provider %s %s: %s in %.0f ms", self.provider, self.operation, outcome, took * 1000
         )
 
 

@@ -79,7 +79,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
             # Outermost: every answer, and every log line written while serving, has the id.
             Middleware(RequestIds),
             *_tracing(),
-            Middleware(HttpMetrics),
+            Middleware(HttpMetrics, routes=ROUTES),
             *client,
             Middleware(RefuseControlCharacters),
             # The limit of each route is its own (a step of the hosted onboarding is larger).

@@ -5,8 +5,9 @@ latency (ramp/observability/metrics.py). Labelled by the route's template
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 
-from starlette.routing import BaseRoute, Mount, Route
+from starlette.routing import BaseRoute, Match, Mount, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ramp.observability import metrics
@@ -15,23 +16,33 @@ UNMATCHED = "unmatched"
 _METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
 
 
-def route_template(scope: Scope) -> str:
-    """The template of the route that served the request, as the router left it in the
-    scope (a mounted route's path behind its mount's)."""
-    route: BaseRoute | None = scope.get("route")
-    if route is None:
-        return UNMATCHED
-    prefix: str = scope.get("root_path", "")[len(scope.get("app_root_path", "")) :]
-    if isinstance(route, Route):
-        return prefix + route.path
-    if isinstance(route, Mount):  # a mounted app without routes (static files)
-        return route.path + "/{path}"
-    return UNMATCHED
+def route_template(routes: Sequence[BaseRoute], scope: Scope, prefix: str = "") -> str:
+    """The template of the route the router sends the request to (a route of a mount
+    behind the mount's path; a 405's route too), or `unmatched`. Matched here rather
+    than read from the scope: middleware inside this one pass the router a copy."""
+    partial: str | None = None
+    for route in routes:
+        match, child = route.matches(scope)
+        if match is Match.NONE:
+            continue
+        if isinstance(route, Mount):
+            if match is Match.FULL and route.routes:
+                return route_template(route.routes, {**scope, **child}, prefix + route.path)
+            template = prefix + route.path + "/{path}"  # a mounted app (static files)
+        elif isinstance(route, Route):
+            template = prefix + route.path
+        else:
+            template = UNMATCHED
+        if match is Match.FULL:
+            return template
+        partial = partial or template
+    return partial or UNMATCHED
 
 
 class HttpMetrics:
-    def __init__(self, app: ASGIApp) -> None:
+    def __init__(self, app: ASGIApp, routes: Sequence[BaseRoute]) -> None:
         self.app = app
+        self.routes = tuple(routes)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -49,7 +60,7 @@ class HttpMetrics:
         try:
             await self.app(scope, receive, send_recording)
         finally:
-            route = route_template(scope)
+            route = route_template(self.routes, scope)
             method = scope["method"] if scope["method"] in _METHODS else "OTHER"
             metrics.HTTP_REQUESTS.labels(route, method, str(status)).inc()
             metrics.HTTP_REQUEST_DURATION.labels(route, method).observe(

@@ -119,6 +119,7 @@ MODULE_SECONDS = {
     "tests/test_catalog.py": 8,
     "tests/test_data_at_rest.py": 7,
     "tests/test_webhook_sender_process.py": 6,
+    "tests/test_observability.py": 10,
 }
 DEFAULT_TEST_SECONDS = 0.1
 PASS_SECONDS = {"postgres": 200.0, "sqlite": 0.0}

@@ -297,7 +297,16 @@ class DeliveryDispatcher:
             metrics.WEBHOOK_ATTEMPTS.labels("lost").inc()
             return
         attempted = Attempted(claim, sent)
-        metrics.WEBHOOK_ATTEMPTS.labels(outcome(attempted).value.lower()).inc()
+        moved_to = outcome(attempted).value.lower()
+        metrics.WEBHOOK_ATTEMPTS.labels(moved_to).inc()
+        # With the request id of the work that stored it, when handed over in its context.
+        logger.debug(
+            "webhook attempt %d of delivery %s: %s (%s)",
+            claim.number,
+            claim.delivery_id,
+            moved_to,
+            sent.error or sent.status_code,
+        )
         metrics.WEBHOOK_ATTEMPT_DURATION.observe(sent.latency_ms / 1000)
         self._done.append(attempted)
         self._to_record.set()
