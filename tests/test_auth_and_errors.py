@@ -175,10 +175,9 @@ async def test_unexpected_failure_is_an_envelope_and_is_logged(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     from starlette.applications import Starlette
+    from starlette.middleware import Middleware
     from starlette.requests import Request
     from starlette.routing import Route
-
-    from starlette.middleware import Middleware
 
     from api.errors import EXCEPTION_HANDLERS
     from api.request_ids import RequestIds
