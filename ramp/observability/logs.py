@@ -7,6 +7,7 @@ from __future__ import annotations
 import logging
 import sys
 
+from pythonjsonlogger.core import RESERVED_ATTRS
 from pythonjsonlogger.json import JsonFormatter
 
 from ramp.observability import context
@@ -44,6 +45,8 @@ def json_formatter() -> logging.Formatter:
         rename_fields={"levelname": "level", "name": "logger"},
         # ISO 8601 in UTC, to the microsecond.
         timestamp=True,
+        # uvicorn's copy of its message with terminal colours.
+        reserved_attrs=[*RESERVED_ATTRS, "color_message"],
     )
 
 
