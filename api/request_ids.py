@@ -45,5 +45,15 @@ class RequestIds:
                     headers.append(REQUEST_ID_HEADER, request_id)
             await send(message)
 
-        with context.bound(request=request_id):
+        # The project and intent are this request's once known (api/auth.py), and no
+        # one else's: a server that runs requests in one context sees them reset.
+        tokens = (
+            context.request_id.set(request_id),
+            context.project_id.set(None),
+            context.intent_id.set(None),
+        )
+        try:
             await self.app(scope, receive, send_with_id)
+        finally:
+            for token in reversed(tokens):
+                token.var.reset(token)

@@ -199,6 +199,7 @@ async def test_one_intent_is_one_trace_and_carries_its_request_id(
     for line in provider_lines + attempt_lines:
         assert getattr(line, "request_id", None) == "trace-me", line.getMessage()
     assert all(getattr(r, "intent_id", None) == intent_id for r in provider_lines)
+    assert all(getattr(r, "project_id", None) == project.project_id for r in provider_lines)
 
 
 # --- metrics --------------------------------------------------------------------------

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import socket
 from collections.abc import Mapping
+from contextlib import AbstractContextManager
 from typing import Any, NoReturn
 
 import temporalio.activity
@@ -23,22 +24,35 @@ from temporalio.runtime import PrometheusConfig, Runtime, TelemetryConfig
 from ramp.observability import context
 
 HEADER = "ramp-request-id"
+PROJECT_HEADER = "ramp-project-id"
 _INTENT_WORKFLOW_PREFIX = "intent-"  # ramp.intents.lifecycle.workflow_id
 
 
 def _with_request_id(headers: Mapping[str, Payload]) -> Mapping[str, Payload]:
-    value = context.request_id.get()
-    if value is None or HEADER in headers:
-        return headers
-    return {**headers, HEADER: PayloadConverter.default.to_payloads([value])[0]}
+    """The headers, with the request (and project) ids of the work under way added."""
+    ids = ((HEADER, context.request_id.get()), (PROJECT_HEADER, context.project_id.get()))
+    added = {
+        name: PayloadConverter.default.to_payloads([value])[0]
+        for name, value in ids
+        if value is not None and name not in headers
+    }
+    return {**headers, **added} if added else headers
 
 
-def _request_id_of(headers: Mapping[str, Payload]) -> str | None:
-    payload = headers.get(HEADER)
+def _id_of(headers: Mapping[str, Payload], name: str = HEADER) -> str | None:
+    payload = headers.get(name)
     if payload is None:
         return None
     value = PayloadConverter.default.from_payloads([payload])[0]
     return context.sane_request_id(value if isinstance(value, str) else None)
+
+
+def _bound(
+    headers: Mapping[str, Payload], intent: str | None = None
+) -> AbstractContextManager[None]:
+    return context.bound(
+        request=_id_of(headers), project=_id_of(headers, PROJECT_HEADER), intent=intent
+    )
 
 
 def _intent_of(workflow_id: str) -> str | None:
@@ -95,9 +109,7 @@ class _ClientOutbound(client.OutboundInterceptor):
 class _ActivityInbound(worker.ActivityInboundInterceptor):
     async def execute_activity(self, input: worker.ExecuteActivityInput) -> Any:
         info = temporalio.activity.info()
-        with context.bound(
-            request=_request_id_of(input.headers), intent=_intent_of(info.workflow_id or "")
-        ):
+        with _bound(input.headers, _intent_of(info.workflow_id or "")):
             return await super().execute_activity(input)
 
 
@@ -106,15 +118,15 @@ class _WorkflowInbound(worker.WorkflowInboundInterceptor):
         super().init(_WorkflowOutbound(outbound))
 
     async def execute_workflow(self, input: worker.ExecuteWorkflowInput) -> Any:
-        with context.bound(request=_request_id_of(input.headers)):
+        with _bound(input.headers):
             return await super().execute_workflow(input)
 
     async def handle_signal(self, input: worker.HandleSignalInput) -> None:
-        with context.bound(request=_request_id_of(input.headers)):
+        with _bound(input.headers):
             await super().handle_signal(input)
 
     async def handle_update_handler(self, input: worker.HandleUpdateInput) -> Any:
-        with context.bound(request=_request_id_of(input.headers)):
+        with _bound(input.headers):
             return await super().handle_update_handler(input)
 
 
