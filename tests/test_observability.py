@@ -255,6 +255,7 @@ async def test_the_api_and_worker_series_count_what_happened(
     assert ("ramp_webhook_outbox_due", frozenset()) in after
     assert ("ramp_webhook_outbox_oldest_due_age_seconds", frozenset()) in after
     assert ("ramp_provider_event_relay_backlog", frozenset()) in after
+    assert sample(after, "ramp_provider_accounts", status="HEALTHY") >= 1
 
 
 async def test_the_worker_listener_serves_the_temporal_sdk_series(

@@ -1,7 +1,8 @@
 """The backlogs operators watch, sampled from the database every few seconds by each
 worker and dispatcher that serves metrics: webhook deliveries due and not yet attempted
-(and how long the oldest has waited), provider events not yet relayed to their intents.
-Both read indexed columns (`due_at`, `applied_at`)."""
+(and how long the oldest has waited), provider events not yet relayed to their intents,
+and the health of the projects' provider accounts. The first two read indexed columns
+(`due_at`, `applied_at`); the accounts are few."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from sqlalchemy.ext.asyncio import async_sessionmaker
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
-from ramp.db.tables import ProviderWebhookEvent, WebhookDelivery
+from ramp.db.tables import ProviderAccount, ProviderWebhookEvent, WebhookDelivery
 from ramp.db.types import utcnow
 from ramp.observability import metrics
 
@@ -37,11 +38,21 @@ async def sample_backlogs(db: async_sessionmaker[AsyncSession]) -> None:
                 select(func.count()).where(col(ProviderWebhookEvent.applied_at).is_(None))
             )
         ).one()
+        accounts = (
+            await session.exec(
+                select(
+                    ProviderAccount.provider_code, ProviderAccount.status, func.count()
+                ).group_by(col(ProviderAccount.provider_code), col(ProviderAccount.status))
+            )
+        ).all()
     metrics.WEBHOOK_OUTBOX_DUE.set(due)
     metrics.WEBHOOK_OUTBOX_OLDEST_DUE_AGE.set(
         0.0 if oldest is None else max((now - oldest).total_seconds(), 0.0)
     )
     metrics.PROVIDER_EVENT_RELAY_BACKLOG.set(unrelayed)
+    metrics.PROVIDER_ACCOUNTS.clear()  # a provider no account uses any more leaves
+    for provider, status, count in accounts:
+        metrics.PROVIDER_ACCOUNTS.labels(provider, status).set(count)
 
 
 async def sample_backlogs_until(

@@ -76,3 +76,10 @@ PROVIDER_EVENT_RELAY_BACKLOG = Gauge(
     "Provider webhook events stored and not yet relayed to their intent's workflow.",
     multiprocess_mode="max",
 )
+PROVIDER_ACCOUNTS = Gauge(
+    "ramp_provider_accounts",
+    "Projects' provider accounts by provider and health (HEALTHY, UNHEALTHY: the provider "
+    "refused the credentials, DISABLED: by the owner); only HEALTHY ones are routed to.",
+    ["provider", "status"],
+    multiprocess_mode="max",
+)
