@@ -12,6 +12,9 @@ import asyncio
 import io
 import json
 import logging
+import os
+import subprocess
+import sys
 import urllib.request
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -22,6 +25,7 @@ import pytest
 from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from prometheus_client import generate_latest
 from prometheus_client.parser import text_string_to_metric_families
 from temporalio import activity
 from temporalio.client import Client
@@ -33,7 +37,11 @@ from ramp.config import Settings
 from ramp.intents.lifecycle import workflow_id
 from ramp.observability import context
 from ramp.observability.backlog import sample_backlogs
-from ramp.observability.exposition import serve_metrics
+from ramp.observability.exposition import (
+    MULTIPROCESS_DIR_VARIABLE,
+    metrics_registry,
+    serve_metrics,
+)
 from ramp.observability.logs import ReadableFormatter, RequestContext, json_formatter
 from ramp.observability.process import observe_worker
 from ramp.observability.temporal import HEADER, free_loopback_port
@@ -278,6 +286,27 @@ async def test_the_worker_listener_serves_the_temporal_sdk_series(
     names = {name for name, _ in samples}
     assert any(name.startswith("temporal_") for name in names), sorted(names)[:20]
     assert any(name.startswith("ramp_") for name in names)
+
+
+def test_api_processes_sharing_a_multiprocess_dir_report_their_sum(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Two API processes count a request each; any process of the directory serves both.
+    count_one = (
+        "from ramp.observability import metrics; "
+        "metrics.HTTP_REQUESTS.labels('/v1/intent', 'POST', '201').inc()"
+    )
+    env = {**os.environ, MULTIPROCESS_DIR_VARIABLE: str(tmp_path)}
+    for _ in range(2):
+        subprocess.run([sys.executable, "-c", count_one], env=env, check=True, timeout=60)
+    monkeypatch.setenv(MULTIPROCESS_DIR_VARIABLE, str(tmp_path))
+    text = generate_latest(metrics_registry()).decode()
+    samples = {
+        (s.name, frozenset(s.labels.items())): s.value
+        for family in text_string_to_metric_families(text)
+        for s in family.samples
+    }
+    assert sample(samples, "ramp_http_requests_total", route="/v1/intent", status="201") == 2
 
 
 def test_ramp_dev_metrics_ports_follow_the_api_s(tmp_path: Path, migrated: Settings) -> None:
