@@ -19,6 +19,7 @@ import urllib.request
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx
 import pytest
@@ -45,7 +46,12 @@ from ramp.observability.exposition import (
 from ramp.observability.logs import ReadableFormatter, RequestContext, json_formatter
 from ramp.observability.process import observe_worker
 from ramp.observability.temporal import HEADER, free_loopback_port
-from ramp.observability.tracing import start_tracing, stop_tracing
+from ramp.observability.tracing import (
+    start_otlp_tracing,
+    start_tracing,
+    stop_tracing,
+    tracer,
+)
 from ramp.temporal import connect
 from tests.helpers.payments import create_intent, register_accounts
 from tests.helpers.projects import ProjectCredentials, make_customer
@@ -208,6 +214,23 @@ async def test_one_intent_is_one_trace_and_carries_its_request_id(
         assert getattr(line, "request_id", None) == "trace-me", line.getMessage()
     assert all(getattr(r, "intent_id", None) == intent_id for r in provider_lines)
     assert all(getattr(r, "project_id", None) == project.project_id for r in provider_lines)
+
+
+async def test_spans_go_to_the_configured_otlp_endpoint(receiver: Receiver) -> None:
+    # The collector's address as an operator writes it; /v1/traces is OTLP/HTTP's path.
+    exporting = start_otlp_tracing(receiver.url.rstrip("/"), "ramp-tests")
+    assert exporting is not None
+    assert start_otlp_tracing("", "ramp-tests") is None  # none configured: nothing exported
+    try:
+        with tracer().start_as_current_span("exported"):
+            pass
+        await asyncio.to_thread(exporting.force_flush)
+        posted = await receiver.wait_for(lambda got: len(got) >= 1)
+    finally:
+        # While the collector still answers (a flush to a closed one waits on retries).
+        await asyncio.to_thread(exporting.shutdown)
+    assert posted[0].path == urlsplit(receiver.url).path.rstrip("/") + "/v1/traces"
+    assert posted[0].headers["content-type"] == "application/x-protobuf"
 
 
 # --- metrics --------------------------------------------------------------------------

@@ -47,18 +47,20 @@ def start_tracing(service_name: str, processor: SpanProcessor) -> TracerProvider
     return _provider
 
 
-def start_otlp_tracing(endpoint: str, service_name: str) -> bool:
-    """Exports spans to the OTLP/HTTP collector at `endpoint`, if one is given."""
+def start_otlp_tracing(endpoint: str, service_name: str) -> SpanProcessor | None:
+    """Exports spans to the OTLP/HTTP collector at `endpoint`, if one is given; returns
+    the exporting processor (shut down with the provider, or on its own)."""
     if not endpoint:
-        return False
+        return None
     from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
     from opentelemetry.sdk.trace.export import BatchSpanProcessor
 
     traces = endpoint.rstrip("/")
     if not traces.endswith("/v1/traces"):
         traces += "/v1/traces"
-    start_tracing(service_name, BatchSpanProcessor(OTLPSpanExporter(endpoint=traces)))
-    return True
+    processor = BatchSpanProcessor(OTLPSpanExporter(endpoint=traces))
+    start_tracing(service_name, processor)
+    return processor
 
 
 def stop_tracing() -> None:
