@@ -13,7 +13,7 @@ from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from api.errors import EXCEPTION_HANDLERS
 from api.logs import redact_access_log
-from api.metrics import HttpMetrics
+from api.metrics import HttpMetrics, RouteTemplate
 from api.middleware import BodySizeLimit
 from api.openapi import openapi_document
 from api.request_ids import RequestIds
@@ -79,13 +79,15 @@ def create_app(settings: Settings | None = None) -> Starlette:
             # Outermost: every answer, and every log line written while serving, has the id.
             Middleware(RequestIds),
             *_tracing(),
-            Middleware(HttpMetrics, routes=ROUTES),
+            Middleware(HttpMetrics),
             *client,
             Middleware(RefuseControlCharacters),
             # The limit of each route is its own (a step of the hosted onboarding is larger).
             Middleware(BodySizeLimit, max_bytes=settings.max_body_bytes, routes=ROUTES),
             # RateLimit-* headers of the project budget counted by authentication.
             Middleware(RateLimitHeaders),
+            # Innermost: the route the router chose, for HttpMetrics' labels.
+            Middleware(RouteTemplate),
         ],
         exception_handlers=EXCEPTION_HANDLERS,
         lifespan=lifespan,

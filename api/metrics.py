@@ -1,48 +1,56 @@
 """The API's HTTP series: requests by route template, method and status, and their
 latency (ramp/observability/metrics.py). Labelled by the route's template
-(`/v1/intents/{intentId}`), never by the path a client sent: the series stay few."""
+(`/v1/intent/{id}`), never by the path a client sent: the series stay few.
+
+Two middleware: `HttpMetrics`, outside the others, times and counts every answer
+(refusals by the middleware included); `RouteTemplate`, innermost, notes the template
+of the route the router chose. The note travels in the scope's `state` dict, which the
+middleware between them share even where they pass the router a copy of the scope.
+"""
 
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from typing import Any
 
-from starlette.routing import BaseRoute, Match, Mount, Route
+from starlette.routing import BaseRoute, Mount, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ramp.observability import metrics
 
 UNMATCHED = "unmatched"
 _METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
+_NOTE = "route_template"
 
 
-def route_template(routes: Sequence[BaseRoute], scope: Scope, prefix: str = "") -> str:
-    """The template of the route the router sends the request to (a route of a mount
-    behind the mount's path; a 405's route too), or `unmatched`. Matched here rather
-    than read from the scope: middleware inside this one pass the router a copy."""
-    partial: str | None = None
-    for route in routes:
-        match, child = route.matches(scope)
-        if match is Match.NONE:
-            continue
-        if isinstance(route, Mount):
-            if match is Match.FULL and route.routes:
-                return route_template(route.routes, {**scope, **child}, prefix + route.path)
-            template = prefix + route.path + "/{path}"  # a mounted app (static files)
-        elif isinstance(route, Route):
-            template = prefix + route.path
-        else:
-            template = UNMATCHED
-        if match is Match.FULL:
-            return template
-        partial = partial or template
-    return partial or UNMATCHED
+def route_template(scope: Scope) -> str:
+    """The template of the route the router chose, from the scope it left (a mounted
+    route's path behind its mount's; a 405's route too), or `unmatched`."""
+    route: BaseRoute | None = scope.get("route")
+    prefix: str = scope.get("root_path", "")[len(scope.get("app_root_path", "")) :]
+    if isinstance(route, Route):
+        return prefix + route.path
+    if isinstance(route, Mount):  # a mounted app without routes (static files)
+        return prefix + "/{path}"
+    return UNMATCHED
+
+
+class RouteTemplate:
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            state: dict[str, Any] | None = scope.get("state")
+            if scope["type"] == "http" and state is not None:
+                state[_NOTE] = route_template(scope)
 
 
 class HttpMetrics:
-    def __init__(self, app: ASGIApp, routes: Sequence[BaseRoute]) -> None:
+    def __init__(self, app: ASGIApp) -> None:
         self.app = app
-        self.routes = tuple(routes)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -50,6 +58,7 @@ class HttpMetrics:
             return
         started = time.perf_counter()
         status = 500  # unless an answer starts
+        state: dict[str, Any] = scope.setdefault("state", {})
 
         async def send_recording(message: Message) -> None:
             nonlocal status
@@ -60,7 +69,7 @@ class HttpMetrics:
         try:
             await self.app(scope, receive, send_recording)
         finally:
-            route = route_template(self.routes, scope)
+            route = state.get(_NOTE, UNMATCHED)
             method = scope["method"] if scope["method"] in _METHODS else "OTHER"
             metrics.HTTP_REQUESTS.labels(route, method, str(status)).inc()
             metrics.HTTP_REQUEST_DURATION.labels(route, method).observe(
