@@ -21,6 +21,8 @@ import sys
 
 from ramp.config import Settings
 from ramp.db.engine import create_engine, session_factory, sqlite_writer
+from ramp.observability.backlog import sample_backlogs_until
+from ramp.observability.process import configure_process_logging, observe_process
 from ramp.security.encryption import SecretBox
 from ramp.settings_loader import load_settings
 from ramp.webhooks import wakeup
@@ -41,6 +43,7 @@ async def run(settings: Settings) -> None:
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(signum, stop.set)
+    metrics = observe_process(settings, "ramp-dispatcher")
     engine = create_engine(settings, pre_ping=False)
     db = session_factory(engine)
     dispatcher = DeliveryDispatcher(
@@ -53,21 +56,26 @@ async def run(settings: Settings) -> None:
     # Woken by the commits that store deliveries; the poll is for retries coming due.
     listening = asyncio.create_task(wakeup.listen(settings.database_url, dispatcher.wake))
     logger.info("webhook dispatcher listening, polling every %g ms", settings.webhook_poll_ms)
+    sampling = asyncio.create_task(sample_backlogs_until(db, stop)) if metrics is not None else None
     try:
         await dispatcher.run(stop)
     finally:
+        if sampling is not None:
+            await sampling
         listening.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await listening
         logger.info("webhook dispatcher stopped")
         await engine.dispose()
+        if metrics is not None:
+            metrics.shutdown()
 
 
 def main() -> None:
     settings = load_settings()
     if not settings.on_postgresql:
         sys.exit(f"Error: {NEEDS_POSTGRES}")
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    configure_process_logging(settings)
     asyncio.run(run(settings))
 
 

@@ -48,6 +48,9 @@ from ramp.db.engine import create_engine, session_factory, sqlite_writer
 from ramp.housekeeping import PURGE_INTERVAL_MINUTES, SCHEDULE_ID, NoncePurge
 from ramp.intents.models import PollSchedule
 from ramp.intents.workflow_client import IntentWorkflowClient
+from ramp.observability.backlog import sample_backlogs_until
+from ramp.observability.process import configure_process_logging, observe_worker
+from ramp.observability.tracing import worker_interceptors
 from ramp.onboarding.verification import Verifiers, catalog_verifiers
 from ramp.provider_webhooks.relay import run_relay
 from ramp.security.encryption import SecretBox
@@ -183,6 +186,7 @@ def build_worker(
             webhooks.purge_webhook_log,
         ],
         workflow_runner=workflow_runner(),
+        interceptors=worker_interceptors(client.config()["interceptors"]),
     )
 
 
@@ -206,6 +210,7 @@ def build_provider_worker(
             providers.provider_get_transfer,
             providers.provider_cancel_transfer,
         ],
+        interceptors=worker_interceptors(client.config()["interceptors"]),
     )
 
 
@@ -232,7 +237,9 @@ async def ensure_schedules(client: Client, task_queue: str = temporal.TASK_QUEUE
 
 async def run(settings: Settings) -> None:
     cache_workflow_bytecode()
-    client = await temporal.connect(settings)
+    # Before the client: its runtime serves the SDK's metrics, its interceptors trace.
+    telemetry = observe_worker(settings)
+    client = await temporal.connect(settings, runtime=telemetry.runtime)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):
@@ -284,20 +291,29 @@ async def run(settings: Settings) -> None:
                     stop,
                 )
             )
+            sampling = (
+                asyncio.create_task(sample_backlogs_until(db, stop))
+                if telemetry.server is not None
+                else None
+            )
             await stop.wait()
             logger.info("worker shutting down")
             await relaying
+            if sampling is not None:
+                await sampling
     finally:
         if listening is not None:
             listening.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await listening
         await engine.dispose()
+        telemetry.close()
 
 
 def main() -> None:
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
-    asyncio.run(run(load_settings()))
+    settings = load_settings()
+    configure_process_logging(settings)
+    asyncio.run(run(settings))
 
 
 if __name__ == "__main__":

@@ -68,6 +68,8 @@ from ramp.intents.models import (
     TransactionRequest,
 )
 from ramp.intents.projection import project
+from ramp.intents.states import TERMINAL_INTENT_STATUSES, IntentStatus
+from ramp.observability import metrics
 from ramp.projects import routing_accounts
 from ramp.quotes.accounts import ConnectorQuoter
 from ramp.quotes.partner_fee import partner_fee_bps
@@ -278,11 +280,17 @@ class IntentActivities:
         rows = project(state)
         async with self._writer, self._db() as session:
             await begin_write(session)
-            stored = (
+            row = (
                 await session.exec(
-                    select(IntentRow.revision).where(IntentRow.id == state.id).with_for_update()
+                    select(IntentRow.revision, IntentRow.status)
+                    .where(IntentRow.id == state.id)
+                    .with_for_update()
                 )
             ).first()
+            stored = None if row is None else row[0]
+            ended = state.status in TERMINAL_INTENT_STATUSES and (
+                row is None or IntentStatus(row[1]) not in TERMINAL_INTENT_STATUSES
+            )
             if stored is None or stored <= state.revision:
                 await upsert(session, [rows.intent], ["id"])
                 await upsert(session, rows.steps, ["id"])
@@ -306,6 +314,8 @@ class IntentActivities:
                     await upsert(session, rows.events, ["id"])
             deliveries = await self._outbox.enqueue(session, change.events)
             await session.commit()
+        if ended:
+            metrics.INTENTS_ENDED.labels(state.status.value, state.provider.provider_code).inc()
         await self._outbox.dispatch(deliveries)
 
 

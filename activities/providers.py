@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -61,6 +62,7 @@ from ramp.intents.provider_calls import (
     TransferVoid,
     VoidResult,
 )
+from ramp.observability import metrics
 from ramp.provider_accounts.service import mark_unhealthy, provider_context
 from ramp.quotes.accounts import ConnectorQuoter
 from ramp.quotes.partner_fee import partner_fee_bps
@@ -70,6 +72,26 @@ from ramp.routing.health import record_call
 from ramp.security.encryption import SecretBox
 
 log = logging.getLogger(__name__)
+
+
+class ProviderCall:
+    """One call's series (ramp/observability/metrics.py): its outcome and latency, by
+    provider and operation (the activity's name without its `provider_` prefix)."""
+
+    def __init__(self, provider: str, activity_type: str) -> None:
+        self.provider = provider
+        self.operation = activity_type.removeprefix("provider_")
+        self.started = time.perf_counter()
+
+    def ended(self, outcome: str) -> None:
+        took = time.perf_counter() - self.started
+        metrics.PROVIDER_CALLS.labels(self.provider, self.operation, outcome).inc()
+        metrics.PROVIDER_CALL_DURATION.labels(self.provider, self.operation).observe(took)
+        # With the request id and intent of the work (ramp/observability/logs.py).
+        log.debug(
+            "provider %s %s: %s in %.0f ms", self.provider, self.operation, outcome, took * 1000
+        )
+
 
 # A payout account registered at the provider, remembered in the customer's handles.
 _ACCOUNT_HANDLE = "externalAccount:{}"
@@ -198,9 +220,11 @@ class ProviderActivities:
                     secret_box=self._secret_box,
                     connectors=self._connectors,
                 )
+        call = ProviderCall(provider_code or connector.code, activity.info().activity_type)
         try:
             yield connector, ctx
         except CredentialsRejected as error:
+            call.ended("credentials_rejected")
             log.warning("provider account %s: credentials rejected", provider_account_id)
             async with self._db() as session:
                 await mark_unhealthy(
@@ -208,15 +232,26 @@ class ProviderActivities:
                 )
             raise temporal_error(error, activity.info().attempt) from None
         except ProviderUnavailable as error:
+            call.ended("failed")
             await self._count(provider_account_id, str(error) or type(error).__name__)
             raise temporal_error(error, activity.info().attempt) from None
+        except ProviderRefused as error:
+            call.ended("refused")
+            await self._count(provider_account_id, None)  # an answer: the provider is up
+            raise temporal_error(error, activity.info().attempt) from None
         except ProviderError as error:
+            call.ended("failed")
             await self._count(provider_account_id, None)  # an answer: the provider is up
             raise temporal_error(error, activity.info().attempt) from None
         except asyncio.CancelledError:
+            call.ended("failed")
             # Past the activity's timeout (or the intent moved on): counted as a timeout.
             await asyncio.shield(self._count(provider_account_id, "no answer in time"))
             raise
+        except BaseException:
+            call.ended("failed")
+            raise
+        call.ended("ok")
         await self._count(provider_account_id, None)
 
     async def _count(self, provider_account_id: str, failure: str | None) -> None:

@@ -13,8 +13,10 @@ from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from api.errors import EXCEPTION_HANDLERS
 from api.logs import redact_access_log
+from api.metrics import HttpMetrics, RouteTemplate
 from api.middleware import BodySizeLimit
 from api.openapi import openapi_document
+from api.request_ids import RequestIds
 from api.request_target import RefuseControlCharacters
 from api.routes import ROUTES
 from api.services import Services
@@ -23,8 +25,18 @@ from ramp import temporal
 from ramp.config import Settings
 from ramp.db.engine import create_engine, session_factory
 from ramp.identity.oidc import OidcVerifier
+from ramp.observability.tracing import tracing_on
 from ramp.ratelimit import limiter_from_settings
 from ramp.security.tokens import TokenService
+
+
+def _tracing() -> list[Middleware]:
+    """The request's server span, when tracing is on (ramp/observability/tracing.py)."""
+    if not tracing_on():
+        return []
+    from opentelemetry.instrumentation.asgi import OpenTelemetryMiddleware
+
+    return [Middleware(OpenTelemetryMiddleware, exclude_spans=["receive", "send"])]
 
 
 def create_app(settings: Settings | None = None) -> Starlette:
@@ -64,12 +76,18 @@ def create_app(settings: Settings | None = None) -> Starlette:
     app = Starlette(
         routes=ROUTES,
         middleware=[
+            # Outermost: every answer, and every log line written while serving, has the id.
+            Middleware(RequestIds),
+            *_tracing(),
+            Middleware(HttpMetrics),
             *client,
             Middleware(RefuseControlCharacters),
             # The limit of each route is its own (a step of the hosted onboarding is larger).
             Middleware(BodySizeLimit, max_bytes=settings.max_body_bytes, routes=ROUTES),
             # RateLimit-* headers of the project budget counted by authentication.
             Middleware(RateLimitHeaders),
+            # Innermost: the route the router chose, for HttpMetrics' labels.
+            Middleware(RouteTemplate),
         ],
         exception_handlers=EXCEPTION_HANDLERS,
         lifespan=lifespan,

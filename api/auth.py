@@ -16,6 +16,7 @@ from api.throttling import charge_project, record_auth_failure, refuse_while_thr
 from ramp.authentication import customer_by_claims, project_by_client_credentials
 from ramp.db.tables import Customer, Project
 from ramp.db.types import utcnow
+from ramp.observability import context
 from ramp.security.credentials import CLIENT_ID_SHAPE
 from ramp.security.tokens import InvalidToken
 
@@ -90,6 +91,7 @@ async def authenticate_project(request: Request, session: AsyncSession | None = 
         await record_auth_failure(request, throttled_id)
         raise unauthorized("INVALID_CREDENTIALS", "invalid client credentials", BASIC_CHALLENGE)
     await charge_project(request, project.id)
+    context.project_id.set(project.id)  # for the log lines of the rest of the request
     request.scope[_PROJECT] = project
     return project
 
@@ -116,5 +118,6 @@ async def authenticate_customer(request: Request, session: AsyncSession | None =
     if customer is None:
         raise unauthorized("INVALID_TOKEN", "token is invalid", BEARER_CHALLENGE)
     await charge_project(request, customer.project_id)
+    context.project_id.set(customer.project_id)
     request.scope[_CUSTOMER] = customer
     return customer

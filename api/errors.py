@@ -1,7 +1,7 @@
 """The one error envelope, and the exception handlers that produce it.
 
 Every error leaves the API as
-`{"statusCode", "error", "code", "message", "details"}`; endpoints raise `ApiError`,
+`{"statusCode", "error", "code", "message", "details", "requestId"}`; endpoints raise `ApiError`,
 services raise domain errors (`ramp.errors`, mapped to a status by their kind here), and
 none builds error responses itself.
 """
@@ -23,6 +23,7 @@ from temporalio.client import WorkflowUpdateFailedError, WorkflowUpdateRPCTimeou
 from temporalio.service import RPCError
 
 from api.logs import redact
+from api.request_ids import request_id_of
 from api.schemas import ErrorEnvelope
 from ramp.errors import (
     Conflict,
@@ -39,6 +40,8 @@ from ramp.errors import (
     Unprocessable,
     WebhookError,
 )
+from ramp.observability import context, metrics
+from ramp.observability.context import REQUEST_ID_HEADER
 from ramp.temporal import domain_error
 from ramp.webhooks.endpoints import EndpointRefused
 
@@ -81,12 +84,15 @@ def error_response(
     details: dict[str, Any] | None = None,
     headers: dict[str, str] | None = None,
 ) -> JSONResponse:
+    if status == 429:
+        metrics.REFUSALS.labels(code).inc()
     body = ErrorEnvelope(
         status_code=status,
         error=HTTPStatus(status).phrase,
         code=code,
         message=message,
         details=details or {},
+        request_id=context.request_id.get(),
     )
     return JSONResponse(body.model_dump(mode="json"), status_code=status, headers=headers)
 
@@ -263,10 +269,16 @@ async def _endpoint_refused(request: Request, exc: Exception) -> Response:
 
 async def _unexpected(request: Request, exc: Exception) -> Response:
     # The client gets the envelope only. Starlette re-raises after this handler so the
-    # server logs the trace; this line adds which request failed.
+    # server logs the trace; this line adds which request failed. Called outside the
+    # request id's middleware (Starlette's outermost one): the id is the scope's.
     path = redact(request.url.path)  # a setup link's path is its token
-    logger.error("unhandled %s on %s %s", type(exc).__name__, request.method, path)
-    return error_response(500, "INTERNAL_ERROR", "an unexpected error occurred")
+    request_id = request_id_of(request.scope)
+    with context.bound(request=request_id):
+        logger.error("unhandled %s on %s %s", type(exc).__name__, request.method, path)
+        response = error_response(500, "INTERNAL_ERROR", "an unexpected error occurred")
+    if request_id is not None:
+        response.headers.setdefault(REQUEST_ID_HEADER, request_id)
+    return response
 
 
 EXCEPTION_HANDLERS: dict[Any, ExceptionHandler] = {

@@ -1,40 +1,54 @@
-"""GET /healthz: does this process reach its database and Temporal?"""
+"""GET /healthz and GET /readyz.
+
+`/healthz`: does this process reach its database and Temporal? (liveness: a 503 here
+names what it cannot reach.) `/readyz`: should a load balancer send it traffic? Only
+when the database and Temporal answer and some worker polls the service's task queue;
+the body names what is missing (ramp/observability/readiness.py).
+"""
 
 from __future__ import annotations
 
-import asyncio
-import logging
-
-from sqlalchemy import text
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from api.services import services
-
-CHECK_TIMEOUT_SECONDS = 3.0
-logger = logging.getLogger("ramp.api")
+from ramp.observability.readiness import (
+    READY,
+    checked,
+    database_answers,
+    temporal_answers,
+    worker_polls,
+)
 
 
 async def healthz(request: Request) -> Response:
     app = services(request)
+    checks = await checked(
+        {
+            "database": lambda: database_answers(app.engine),
+            "temporal": lambda: temporal_answers(app.temporal),
+        }
+    )
+    return _answer(checks)
 
-    async def database() -> None:
-        async with app.engine.connect() as connection:
-            await connection.execute(text("SELECT 1"))
 
-    async def temporal() -> None:
-        await app.temporal.service_client.check_health()
+async def readyz(request: Request) -> Response:
+    app = services(request)
+    checks = await checked(
+        {
+            "database": lambda: database_answers(app.engine),
+            "temporal": lambda: temporal_answers(app.temporal),
+            "worker": lambda: worker_polls(app.temporal, app.settings.task_queue),
+        }
+    )
+    if checks["temporal"] != READY:
+        # No word from Temporal is no word about its workers either.
+        checks["worker"] = "unknown: temporal unavailable"
+    return _answer(checks)
 
-    checks: dict[str, str] = {}
-    for name, check in (("database", database), ("temporal", temporal)):
-        try:
-            await asyncio.wait_for(check(), CHECK_TIMEOUT_SECONDS)
-            checks[name] = "ok"
-        except Exception as error:
-            # The detail (hosts, users) is for operators' logs, not for the public.
-            logger.warning("health check %s failed: %r", name, error)
-            checks[name] = f"unavailable: {type(error).__name__}"
-    healthy = all(value == "ok" for value in checks.values())
+
+def _answer(checks: dict[str, str]) -> Response:
+    healthy = all(value == READY for value in checks.values())
     return JSONResponse(
         {"status": "ok" if healthy else "unavailable", "checks": checks},
         status_code=200 if healthy else 503,

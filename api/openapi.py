@@ -30,6 +30,14 @@ OPERATIONS: tuple[ApiRoute, ...] = tuple(route for route in V1 if isinstance(rou
 # (INVALID_URL), whatever the operation (found by tests/test_schemathesis.py).
 _COMMON_ERRORS = (400, 413, 415, 500)
 _RETRY_AFTER = {"description": "Seconds to wait", "schema": {"type": "integer"}}
+_REQUEST_ID = {
+    "X-Request-Id": {
+        "description": "This request's id: the client's own X-Request-Id when sane (1 to 128 "
+        "of letters, digits and `._:@/+=-`), else one the service made; errors repeat it as "
+        "`requestId`",
+        "schema": {"type": "string"},
+    }
+}
 _RATE_LIMIT_HEADERS = {
     f"RateLimit-{name}": {"description": description, "schema": {"type": "integer"}}
     for name, description in (
@@ -79,6 +87,9 @@ def _operation(route: ApiRoute, max_body_bytes: int) -> dict[str, Any]:
         responses[str(status)] = error
     if operation.auth in ("basic", "bearer") or operation.limited_per_address:
         responses["429"] = {**error, "headers": {"Retry-After": _RETRY_AFTER}}
+    # Every answer names its request (api/request_ids.py).
+    for code, answer in responses.items():
+        responses[code] = {**answer, "headers": {**answer.get("headers", {}), **_REQUEST_ID}}
     body: dict[str, Any] = {
         "operationId": operation.operation_id,
         "summary": operation.summary,

@@ -19,7 +19,7 @@ from api.dashboard.admin_routes import ADMIN_ROUTES
 from api.dashboard.page_routes import DASHBOARD
 from api.event_routes import EVENT_ROUTES
 from api.external_accounts import create_external_accounts
-from api.health import healthz
+from api.health import healthz, readyz
 from api.idempotency import idempotent
 from api.intents import (
     create_intent,
@@ -489,6 +489,7 @@ V1: list[BaseRoute] = [
 
 ROUTES: list[BaseRoute] = [
     Route("/healthz", healthz, methods=["GET"]),
+    Route("/readyz", readyz, methods=["GET"]),
     Route("/favicon.ico", favicon, methods=["GET"]),
     # The hosted onboarding page behind `frontendUrl` (HTML), and its static files.
     Mount("/onboarding/assets", app=OnboardingAssets()),

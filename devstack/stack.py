@@ -39,6 +39,8 @@ from ramp.settings_loader import load_settings, mark_stack
 
 DEMO_PROJECT_FILE = "demo-project.json"
 STARTUP_TIMEOUT_SECONDS = 60.0
+# `ramp dev --metrics-port P`: each child's metrics port is P plus its offset.
+METRICS_PORT_OFFSETS = {"api": 0, "worker": 1, "dispatcher": 2}
 
 
 @dataclass(frozen=True)
@@ -61,6 +63,10 @@ class DevStack:
     # When `ramp dev` started (time.monotonic()): each step says how long it took and
     # the banner how long the whole start did.
     started_at: float = field(default_factory=time.monotonic)
+    # `--metrics-port`: the API's metrics there, the worker's next, the dispatcher's after.
+    metrics_port: int | None = None
+    # Where each child serves them, once `run` knows the settings (for the banner).
+    metrics_at: dict[str, str] = field(default_factory=dict)
 
     @property
     def api_url(self) -> str:
@@ -91,7 +97,26 @@ class DevStack:
             "RAMP_SIGNING_KEY": settings.signing_key.get_secret_value(),
             "RAMP_ENCRYPTION_KEYS": settings.encryption_keys.get_secret_value(),
             "RAMP_WEBHOOK_DISPATCH": self.webhook_dispatch(settings).value,
+            "RAMP_METRICS_HOST": settings.metrics_host,
         }
+
+    def metrics_urls(self, settings: Settings) -> dict[str, str]:
+        """Where each child serves its metrics (`--metrics-port`), by child."""
+        if self.metrics_port is None:
+            return {}
+        children = ["api", "worker"]
+        if self.webhook_dispatch(settings) is WebhookDispatch.SEPARATE:
+            children.append("dispatcher")
+        host = settings.metrics_host
+        return {
+            child: f"http://{host}:{self.metrics_port + METRICS_PORT_OFFSETS[child]}/metrics"
+            for child in children
+        }
+
+    def metrics_env(self, env: dict[str, str], child: str) -> dict[str, str]:
+        if self.metrics_port is None:
+            return env
+        return {**env, "RAMP_METRICS_PORT": str(self.metrics_port + METRICS_PORT_OFFSETS[child])}
 
     def webhook_dispatch(self, settings: Settings) -> WebhookDispatch:
         """On PostgreSQL, webhooks go from a dispatcher process of their own, off the
@@ -133,6 +158,7 @@ class DevStack:
                 "demo project " + ("found" if known == demo.project_id else "created"), started
             )
         env = self.child_env(settings)
+        self.metrics_at = self.metrics_urls(settings)
         ramp = [sys.executable, "-m", "devstack"]
         with Supervisor(restart=RestartPolicy()) as supervisor:
             started = time.monotonic()
@@ -160,12 +186,20 @@ class DevStack:
             )
             supervisor.log("starting the worker and the API; waiting until /healthz answers")
             children_started = time.monotonic()
-            supervisor.start(ChildSpec("worker", [*ramp, "worker"], env=env))
+            supervisor.start(
+                ChildSpec("worker", [*ramp, "worker"], env=self.metrics_env(env, "worker"))
+            )
             if env["RAMP_WEBHOOK_DISPATCH"] == WebhookDispatch.SEPARATE:
-                supervisor.start(ChildSpec("dispatcher", [*ramp, "dispatcher"], env=env))
+                supervisor.start(
+                    ChildSpec(
+                        "dispatcher", [*ramp, "dispatcher"], env=self.metrics_env(env, "dispatcher")
+                    )
+                )
             supervisor.start(
                 ChildSpec(
-                    "api", [*ramp, "api", "--host", self.host, "--port", str(self.port)], env=env
+                    "api",
+                    [*ramp, "api", "--host", self.host, "--port", str(self.port)],
+                    env=self.metrics_env(env, "api"),
                 )
             )
             threading.Thread(
@@ -205,6 +239,12 @@ class DevStack:
             time.sleep(0.2)
         supervisor.request_stop("the API did not become healthy in time")
 
+    def operations_lines(self) -> list[str]:
+        lines = [f"  Readiness:          {self.api_url}/readyz"]
+        for child, url in self.metrics_at.items():
+            lines.append(f"  Metrics ({child}): ".ljust(22) + url)
+        return lines
+
     def banner(self, demo: DemoCredentials | None, took: float) -> str:
         ramp = ramp_command()
         ui = (
@@ -219,6 +259,8 @@ class DevStack:
                     f"production (local) is ready ({took:.1f} s after start)",
                     f"  API base URL:       {self.api_url}/v1",
                     f"  Health:             {self.api_url}/healthz",
+                    *self.operations_lines(),
+                    *self.operations_lines(),
                     f"  Temporal UI:        {ui}",
                     f"  Dashboard:          {self.api_url}/dashboard",
                     f"  Data dir:           {self.data_dir}",
@@ -242,6 +284,7 @@ class DevStack:
                 f"sandbox is ready ({took:.1f} s after start)",
                 f"  API base URL:       {self.api_url}/v1",
                 f"  Health:             {self.api_url}/healthz",
+                *self.operations_lines(),
                 f"  Temporal UI:        {ui}",
                 f"  Dashboard:          {self.api_url}/dashboard "
                 f"(first: {ramp} org create --name NAME --owner-email EMAIL{named_dir},",

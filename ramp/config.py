@@ -12,6 +12,7 @@ from enum import StrEnum
 from functools import cached_property
 from ipaddress import IPv4Network, IPv6Network, ip_network
 from pathlib import Path
+from typing import Literal
 from urllib.parse import urlsplit
 
 from pydantic import AliasChoices, Field, SecretStr, field_validator, model_validator
@@ -155,6 +156,19 @@ class Settings(BaseSettings):
     # The dashboard's audit log: entries older than this are purged by housekeeping.
     audit_retention_days: float = Field(
         default=DEFAULT_AUDIT_RETENTION_DAYS, gt=0, alias="RAMP_AUDIT_RETENTION_DAYS"
+    )
+
+    # Operations (docs/operations.md). Log lines: `text` (readable) or `json` (one
+    # object a line, with the request id, project and intent where known).
+    log_format: Literal["text", "json"] = Field(default="text", alias="RAMP_LOG_FORMAT")
+    # Prometheus metrics of this process at http://HOST:PORT/metrics; 0: not served.
+    metrics_port: int = Field(default=0, ge=0, le=65535, alias="RAMP_METRICS_PORT")
+    metrics_host: str = Field(default="127.0.0.1", alias="RAMP_METRICS_HOST")
+    # Traces to this OTLP/HTTP collector (http://collector:4318); empty: no tracing.
+    otlp_endpoint: str = Field(
+        default="",
+        alias="RAMP_OTLP_ENDPOINT",
+        validation_alias=AliasChoices("RAMP_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_ENDPOINT"),
     )
 
     @field_validator("public_url")

@@ -6,9 +6,11 @@ from temporalio.client import Client
 from temporalio.common import SearchAttributeKey
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.exceptions import ApplicationError, ApplicationErrorCategory
+from temporalio.runtime import Runtime
 
 from ramp.config import Settings
 from ramp.errors import DomainError, refusal
+from ramp.observability.tracing import client_interceptors
 
 TASK_QUEUE = "ramp"
 
@@ -31,12 +33,19 @@ SEARCH_ATTRIBUTES: tuple[SearchAttributeKey[str], ...] = (
 )
 
 
-async def connect(settings: Settings, *, lazy: bool = False) -> Client:
+async def connect(
+    settings: Settings, *, lazy: bool = False, runtime: Runtime | None = None
+) -> Client:
+    """The service's client: pydantic payloads; the request id (and, when tracing is on,
+    the trace) carried in headers (ramp/observability); `runtime`: the worker's, whose
+    Prometheus endpoint serves the SDK's metrics."""
     return await Client.connect(
         settings.temporal_address,
         namespace=settings.temporal_namespace,
         data_converter=pydantic_data_converter,
+        interceptors=client_interceptors(),
         lazy=lazy,
+        runtime=runtime,
     )
 
 

@@ -126,6 +126,7 @@ MODULE_SECONDS = {
     "tests/test_one_call_intents.py": 3,
     "tests/test_python_client.py": 10,
     "tests/test_api_reference.py": 12,
+    "tests/test_observability.py": 10,
 }
 DEFAULT_TEST_SECONDS = 0.1
 PASS_SECONDS = {"postgres": 200.0, "sqlite": 0.0}

@@ -175,15 +175,22 @@ async def test_unexpected_failure_is_an_envelope_and_is_logged(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     from starlette.applications import Starlette
+    from starlette.middleware import Middleware
     from starlette.requests import Request
     from starlette.routing import Route
 
     from api.errors import EXCEPTION_HANDLERS
+    from api.request_ids import RequestIds
 
     async def boom(request: Request) -> None:
         raise RuntimeError("database password is hunter2")
 
-    app = Starlette(routes=[Route("/boom", boom)], exception_handlers=EXCEPTION_HANDLERS)
+    # Answered by Starlette's outermost middleware, outside ours: the id still comes back.
+    app = Starlette(
+        routes=[Route("/boom", boom)],
+        middleware=[Middleware(RequestIds)],
+        exception_handlers=EXCEPTION_HANDLERS,
+    )
     transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
     async with httpx.AsyncClient(transport=transport, base_url="http://t") as http:
         response = await http.get("/boom")

@@ -109,6 +109,7 @@ async def test_404_in_the_envelope_before_the_transaction_exists(
         "code": "NOT_FOUND",
         "message": "transaction not found",
         "details": {},
+        "requestId": response.headers["X-Request-Id"],
     }
 
 

@@ -12,6 +12,7 @@ from api.errors import ApiError
 from api.services import services
 from api.throttling import source_address, throttle_public
 from ramp.errors import Conflict, DashboardError, InvalidInput, NotAuthenticated, Throttled
+from ramp.observability import metrics
 from ramp.organizations import members, sessions
 from ramp.organizations.login_throttle import LoginAttempt
 from ramp.security.encryption import SecretBox
@@ -64,6 +65,7 @@ async def login(request: Request) -> Response:
             )
     except Throttled as refusal:
         # The address waits (the account is never locked): the form again, with the wait.
+        metrics.REFUSALS.labels(refusal.code).inc()  # as the API's 429s count
         context = {"error": refusal.message, "email": email, "totp": False}
         response = render(request, "login.html", context, 429)
         response.headers["Retry-After"] = str(refusal.retry_after_seconds)

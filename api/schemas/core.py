@@ -379,6 +379,12 @@ class ErrorEnvelope(Resource):
     details: dict[str, Any] = Field(
         description="Context; `fields` lists FieldViolation objects for invalid input"
     )
+    request_id: str | None = Field(
+        default=None,
+        alias="requestId",
+        description="This request's id, as in the X-Request-Id response header: quote it "
+        "to support (operators find the request's log lines and trace by it)",
+    )
 
 
 class ProviderWebhookBody(BaseModel):

@@ -35,6 +35,13 @@ from devstack.cli.common import DATA_DIR_OPTION, command_settings, data_options
     show_default=True,
     help="production: real provider connectors only, no sandbox endpoints, no demo project.",
 )
+@click.option(
+    "--metrics-port",
+    type=click.IntRange(1, 65533),
+    default=None,
+    help="Serve Prometheus metrics: the API's at this port, the worker's at the next, the "
+    "dispatcher's (if one runs) at the one after (on RAMP_METRICS_HOST, loopback by default).",
+)
 @DATA_DIR_OPTION
 def dev(
     host: str,
@@ -44,6 +51,7 @@ def dev(
     temporal_address: str | None,
     database_url: str | None,
     environment: str,
+    metrics_port: int | None,
     data_dir: Path | None,
 ) -> int:
     """Run the whole stack: Temporal dev server, worker and API (and, on PostgreSQL, a
@@ -69,6 +77,7 @@ def dev(
         database_url=database_url,
         environment=Environment(environment),
         started_at=started_at,
+        metrics_port=metrics_port,
     )
     try:
         return stack.run()
@@ -86,9 +95,15 @@ def api(host: str, port: int, data_dir: Path | None) -> int:
 
     from api.app import create_app
     from api.protocol import SERVER_OPTIONS
+    from ramp.observability.process import configure_process_logging, observe_process
 
-    app = create_app(command_settings(data_dir))
-    uvicorn.run(app, host=host, port=port, log_level="info", **SERVER_OPTIONS)
+    settings = command_settings(data_dir)
+    # Ours, uvicorn's lines included (log_config=None: they reach our handler).
+    configure_process_logging(settings)
+    # Before the app: with tracing on, it adds the server span's middleware.
+    observe_process(settings, "ramp-api")
+    app = create_app(settings)
+    uvicorn.run(app, host=host, port=port, log_level="info", log_config=None, **SERVER_OPTIONS)
     return 0
 
 
@@ -96,12 +111,12 @@ def api(host: str, port: int, data_dir: Path | None) -> int:
 @data_options
 def worker(data_dir: Path | None) -> int:
     """Run a Temporal worker (configured by environment)."""
-    import logging
-
     import worker as worker_module
+    from ramp.observability.process import configure_process_logging
 
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
-    asyncio.run(worker_module.run(command_settings(data_dir)))
+    settings = command_settings(data_dir)
+    configure_process_logging(settings)
+    asyncio.run(worker_module.run(settings))
     return 0
 
 
@@ -110,13 +125,12 @@ def worker(data_dir: Path | None) -> int:
 def dispatcher(data_dir: Path | None) -> int:
     """Make webhook deliveries (configured by environment; for workers started with
     RAMP_WEBHOOK_DISPATCH=separate, which leave them to this process)."""
-    import logging
-
     import webhook_dispatcher
+    from ramp.observability.process import configure_process_logging
 
     settings = command_settings(data_dir)
     if not settings.on_postgresql:
         raise click.ClickException(webhook_dispatcher.NEEDS_POSTGRES)
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    configure_process_logging(settings)
     asyncio.run(webhook_dispatcher.run(settings))
     return 0

@@ -57,6 +57,7 @@ from ramp.intents.projection import project
 from ramp.intents.redirects import check_redirects
 from ramp.intents.states import TERMINAL_INTENT_STATUSES, IntentStatus, PlanStatus
 from ramp.intents.workflow_client import IntentWorkflowClient, WorkflowEnded
+from ramp.observability import metrics
 
 _IDEMPOTENCY_IDS = uuid.UUID("4f0a3c55-9b1e-4c1e-8a59-2d8f1f0c6e11")
 # How long a write waits for the workflow's answer before reporting 503.
@@ -226,6 +227,7 @@ class IntentService:
         if opened.opened_by != request_id:
             # Another call with this key created it (concurrently, or before).
             return await self._replayed(customer_id, intent_id)
+        metrics.INTENTS_CREATED.labels(opened.provider.provider_code).inc()
         return OpenedIntent(_written(opened, accounts), replayed=False)
 
     async def open_with_accounts(

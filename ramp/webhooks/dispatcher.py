@@ -34,11 +34,14 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
+from opentelemetry.trace import SpanKind
 from sqlalchemy.ext.asyncio import async_sessionmaker
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from ramp.config import Settings
 from ramp.db.types import utcnow
+from ramp.observability import metrics
+from ramp.observability.tracing import tracer, tracing_on
 from ramp.security.encryption import SecretBox
 from ramp.webhooks.keys import ProjectKeys, SecretCache
 from ramp.webhooks.ledger import (
@@ -47,6 +50,7 @@ from ramp.webhooks.ledger import (
     Claimed,
     DeliveryLedger,
     lease_seconds,
+    outcome,
 )
 from ramp.webhooks.models import DeliveryPolicy
 from ramp.webhooks.sender_process import SenderGone
@@ -276,10 +280,36 @@ class DeliveryDispatcher:
         keys = claim.keys if keys_fresh else await self._keys(claim.project_id)
         if keys is None:
             return  # the project is gone: its lease lapses, and nothing is sent
-        sent = await self._send(claim, keys)
-        if sent is not None:
-            self._done.append(Attempted(claim, sent))
-            self._to_record.set()
+        if tracing_on():
+            with tracer().start_as_current_span(
+                "webhook delivery attempt",
+                kind=SpanKind.PRODUCER,
+                attributes={
+                    "ramp.webhook.delivery_id": claim.delivery_id,
+                    "ramp.webhook.event_type": str(claim.event.event_type),
+                    "ramp.webhook.attempt": claim.number,
+                },
+            ):
+                sent = await self._send(claim, keys)
+        else:
+            sent = await self._send(claim, keys)
+        if sent is None:
+            metrics.WEBHOOK_ATTEMPTS.labels("lost").inc()
+            return
+        attempted = Attempted(claim, sent)
+        moved_to = outcome(attempted).value.lower()
+        metrics.WEBHOOK_ATTEMPTS.labels(moved_to).inc()
+        # With the request id of the work that stored it, when handed over in its context.
+        logger.debug(
+            "webhook attempt %d of delivery %s: %s (%s)",
+            claim.number,
+            claim.delivery_id,
+            moved_to,
+            sent.error or sent.status_code,
+        )
+        metrics.WEBHOOK_ATTEMPT_DURATION.observe(sent.latency_ms / 1000)
+        self._done.append(attempted)
+        self._to_record.set()
 
     async def _send(self, claim: Claimed, keys: ProjectKeys) -> Sent | None:
         """The attempt's outcome; None if the sender process died under it twice, or

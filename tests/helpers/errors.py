@@ -6,7 +6,7 @@ from typing import Any
 
 import httpx
 
-ENVELOPE_KEYS = {"statusCode", "error", "code", "message", "details"}
+ENVELOPE_KEYS = {"statusCode", "error", "code", "message", "details", "requestId"}
 
 
 def assert_envelope(response: httpx.Response, status: int, code: str) -> dict[str, Any]:
@@ -19,4 +19,6 @@ def assert_envelope(response: httpx.Response, status: int, code: str) -> dict[st
     assert isinstance(body["message"], str)
     assert body["message"]
     assert "Traceback" not in response.text
+    # The id a client quotes to support: the one its answer's header carries.
+    assert body["requestId"] == response.headers["X-Request-Id"]
     return body
