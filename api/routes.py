@@ -44,7 +44,7 @@ from api.project_settings import get_onboarding_origins, put_onboarding_origins
 from api.provider_routes import PROVIDER_ROUTES
 from api.reference import REFERENCE_ROUTES
 from api.routing import ROUTING_ROUTES
-from api.sandbox import record_step_outcome, report_transaction_event
+from api.sandbox_routes import SANDBOX_ROUTES
 from api.walletpay import issue_nonce, verify_challenge
 from api.webhooks import (
     create_endpoint,
@@ -244,40 +244,7 @@ V1: list[BaseRoute] = [
     *EVENT_ROUTES,
     *PROVIDER_ROUTES,
     # Sandbox only (404 in production): stand-ins for providers and verification.
-    ApiRoute(
-        "POST",
-        "/sandbox/transactions/{id}/events",
-        report_transaction_event,
-        Operation(
-            "reportSandboxProviderEvent",
-            "Sandbox only: report provider progress on a transaction (202; applied asynchronously)",
-            auth="basic",
-            status=202,
-            request=schemas.SandboxProviderEvent,
-            response=schemas.ProviderEventAccepted,
-            parameters=(path_parameter("id", "Transaction id"),),
-            errors=(400, 401, 404, 409, 503),
-        ),
-    ),
-    ApiRoute(
-        "POST",
-        "/sandbox/intents/{intentId}/compliance-steps/{stepCode}",
-        record_step_outcome,
-        Operation(
-            "recordSandboxStepOutcome",
-            "Sandbox only: report the outcome of the current compliance step (202; applied "
-            "asynchronously)",
-            auth="basic",
-            status=202,
-            request=schemas.SandboxStepOutcome,
-            response=schemas.StepOutcomeAccepted,
-            parameters=(
-                path_parameter("intentId", "Intent id"),
-                path_parameter("stepCode", "Requirement code"),
-            ),
-            errors=(400, 401, 404, 409, 503),
-        ),
-    ),
+    *SANDBOX_ROUTES,
     *ROUTING_ROUTES,
     ApiRoute(
         "POST",
