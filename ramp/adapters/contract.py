@@ -35,6 +35,7 @@ __all__ = [
     "Connector",
     "CredentialsRejected",
     "CustomerProfile",
+    "GeneratesWebhookSecret",
     "NotSupported",
     "ProviderAccountRef",
     "ProviderComplianceEvent",
@@ -53,6 +54,9 @@ __all__ = [
     "QuoteRequest",
     "Quoter",
     "RailQuoteRequest",
+    "SignedMessage",
+    "SigningConnector",
+    "SigningRequest",
     "TransactionOrder",
     "WebhookRegistration",
     "WebhookRejected",
@@ -102,6 +106,30 @@ class AccountDetails(BaseModel):
     metadata: dict[str, Any]
 
 
+class SigningRequest(BaseModel):
+    """A message the customer signs with their wallet (EIP-191 `personal_sign`) for a
+    provider that takes the wallet's word rather than a deposit (Monerium: linking an
+    address to the customer, a redeem order). Shown to the customer exactly as signed."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    purpose: str  # LINK_ADDRESS or REDEEM_ORDER
+    address: str  # the wallet that must sign
+    chain: str | None = None  # the provider's chain name, where it matters
+    message: str
+    # A signature of this message is refused after this moment (a redeem's timestamp).
+    expires_at: datetime | None = None
+
+
+class SignedMessage(BaseModel):
+    """A `SigningRequest`'s message with the wallet's signature (0x-prefixed hex)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    message: str
+    signature: str
+
+
 class TransactionOrder(BaseModel):
     """What the service asks a provider to set up for one intent."""
 
@@ -114,6 +142,9 @@ class TransactionOrder(BaseModel):
     amount: Amount  # in the source's currency
     source: AccountDetails
     destination: AccountDetails
+    # The customer's signature of what `SigningConnector.prepare_transfer` asked for:
+    # None for a provider that asks for none (every provider but Monerium today).
+    authorization: SignedMessage | None = None
 
     @property
     def money(self) -> Money:
@@ -158,6 +189,9 @@ class ProviderContext(_Model):
     # Verification key of the provider's webhooks for this account (Bridge: a PEM
     # public key tied to the webhook endpoint), when the account has one.
     webhook_public_key: str | None = None
+    # The secret the provider signs this account's webhooks with, where we chose it
+    # (Monerium: Standard Webhooks, `GeneratesWebhookSecret`); stored encrypted.
+    webhook_secret: SecretStr | None = None
 
     @classmethod
     def without_credentials(cls, provider_account_id: str) -> ProviderContext:
@@ -190,6 +224,9 @@ class ComplianceMode(StrEnum):
     FORM = "FORM"  # we collect the data in our hosted onboarding and forward it
     LINK = "LINK"  # the customer completes the provider's hosted flow at `url`
     WAIT = "WAIT"  # the provider decides later; nothing for the customer to do
+    # The customer signs `ComplianceHandoff.signing` with their wallet on our hosted page
+    # (Monerium: the address link); `SigningConnector.submit_signature` forwards it.
+    SIGN = "SIGN"
 
 
 class ComplianceHandoff(_Model):
@@ -203,6 +240,8 @@ class ComplianceHandoff(_Model):
     # The provider's verdict so far: None while nothing is decided.
     outcome: StepOutcome | None = None
     reason: str | None = None
+    # What the customer signs, in SIGN mode.
+    signing: SigningRequest | None = None
 
 
 class ProviderAccountRef(_Model):
@@ -436,4 +475,40 @@ class Connector(Protocol):
         self, ctx: ProviderContext, headers: Mapping[str, str], body: bytes
     ) -> list[ProviderEvent]:
         """Verifies the signature first (`WebhookRejected`), then maps the events."""
+        ...
+
+
+# --- optional capabilities -------------------------------------------------------------
+
+
+@runtime_checkable
+class GeneratesWebhookSecret(Protocol):
+    """A provider whose webhooks we sign-key ourselves (Monerium: Standard Webhooks with
+    a `whsec_` secret we send when subscribing). The account's secret is generated,
+    stored encrypted and committed *before* `register_webhook`, since the provider
+    calls the endpoint to test it while subscribing (ramp/provider_accounts/service.py)."""
+
+    def new_webhook_secret(self) -> str: ...
+
+
+@runtime_checkable
+class SigningConnector(Protocol):
+    """A provider that takes the customer's wallet signature: for a compliance step
+    (SIGN mode) and for an order (prepare, sign, place)."""
+
+    async def submit_signature(
+        self,
+        ctx: ProviderContext,
+        customer: ProviderCustomerRef,
+        requirement: str,
+        signed: SignedMessage,
+    ) -> ComplianceHandoff:
+        """Forwards a SIGN step's signature; the step's standing after it."""
+        ...
+
+    async def prepare_transfer(
+        self, ctx: ProviderContext, customer: ProviderCustomerRef, order: TransactionOrder
+    ) -> SigningRequest | None:
+        """What the customer must sign before `create_transfer` can place `order`
+        (its `authorization`); None when the order needs no signature."""
         ...
