@@ -15,6 +15,8 @@ from eth_account import Account
 from eth_account.messages import encode_defunct
 from pydantic import SecretStr
 
+from ramp.adapters.bridge import BridgeConnector
+from ramp.adapters.capabilities import GeneratesWebhookSecret, SigningConnector
 from ramp.adapters.contract import (
     AccountDetails,
     ComplianceMode,
@@ -133,7 +135,7 @@ async def linked_customer(
     customer = await connector.ensure_customer(
         ctx, CustomerProfile(customer_id="cus_1", email="ada@example.com", full_name="Ada L")
     )
-    request = connector.link_request(WALLET.address, "EURE_GNOSIS", "sandbox")
+    request = connector.link_request(ctx, WALLET.address, "EURE_GNOSIS")
     linked = await connector.link_address(ctx, customer, request, sign(request.message))
     assert linked.outcome is StepOutcome.VERIFIED
     assert linked.mode is ComplianceMode.SIGN
@@ -151,6 +153,9 @@ def test_credentials_schema_and_hosts() -> None:
     assert "short" not in str(refused.value)
     typed: Connector = connect()  # the type checker proves the contract is met
     assert typed.code == "MONERIUM"
+    assert isinstance(typed, SigningConnector)
+    assert isinstance(typed, GeneratesWebhookSecret)
+    assert not isinstance(BridgeConnector(), SigningConnector | GeneratesWebhookSecret)
 
 
 async def test_a_token_is_taken_once_and_every_call_carries_it(
@@ -292,7 +297,7 @@ async def test_an_address_is_linked_with_the_wallets_signature_checked_first(
     assert link["message"] == LINK_MESSAGE
     assert link["chain"] == "chiado"
     assert await connector.address_linked(ctx, customer, WALLET.address, "chiado")
-    request = connector.link_request(OTHER.address, "EURE_GNOSIS", "sandbox")
+    request = connector.link_request(ctx, OTHER.address, "EURE_GNOSIS")
     with pytest.raises(ProviderRefused, match="another wallet"):
         await connector.link_address(ctx, customer, request, sign(LINK_MESSAGE, WALLET))
     assert len(monerium.calls("POST", "/addresses")) == 1  # nothing sent

@@ -35,7 +35,6 @@ __all__ = [
     "Connector",
     "CredentialsRejected",
     "CustomerProfile",
-    "GeneratesWebhookSecret",
     "NotSupported",
     "ProviderAccountRef",
     "ProviderComplianceEvent",
@@ -55,7 +54,6 @@ __all__ = [
     "Quoter",
     "RailQuoteRequest",
     "SignedMessage",
-    "SigningConnector",
     "SigningRequest",
     "TransactionOrder",
     "WebhookRegistration",
@@ -142,8 +140,8 @@ class TransactionOrder(BaseModel):
     amount: Amount  # in the source's currency
     source: AccountDetails
     destination: AccountDetails
-    # The customer's signature of what `SigningConnector.prepare_transfer` asked for:
-    # None for a provider that asks for none (every provider but Monerium today).
+    # The customer's signature of what the provider's `prepare_transfer` asked for
+    # (ramp/adapters/capabilities.py): None where none is asked (all but Monerium).
     authorization: SignedMessage | None = None
 
     @property
@@ -475,40 +473,4 @@ class Connector(Protocol):
         self, ctx: ProviderContext, headers: Mapping[str, str], body: bytes
     ) -> list[ProviderEvent]:
         """Verifies the signature first (`WebhookRejected`), then maps the events."""
-        ...
-
-
-# --- optional capabilities -------------------------------------------------------------
-
-
-@runtime_checkable
-class GeneratesWebhookSecret(Protocol):
-    """A provider whose webhooks we sign-key ourselves (Monerium: Standard Webhooks with
-    a `whsec_` secret we send when subscribing). The account's secret is generated,
-    stored encrypted and committed *before* `register_webhook`, since the provider
-    calls the endpoint to test it while subscribing (ramp/provider_accounts/service.py)."""
-
-    def new_webhook_secret(self) -> str: ...
-
-
-@runtime_checkable
-class SigningConnector(Protocol):
-    """A provider that takes the customer's wallet signature: for a compliance step
-    (SIGN mode) and for an order (prepare, sign, place)."""
-
-    async def submit_signature(
-        self,
-        ctx: ProviderContext,
-        customer: ProviderCustomerRef,
-        requirement: str,
-        signed: SignedMessage,
-    ) -> ComplianceHandoff:
-        """Forwards a SIGN step's signature; the step's standing after it."""
-        ...
-
-    async def prepare_transfer(
-        self, ctx: ProviderContext, customer: ProviderCustomerRef, order: TransactionOrder
-    ) -> SigningRequest | None:
-        """What the customer must sign before `create_transfer` can place `order`
-        (its `authorization`); None when the order needs no signature."""
         ...

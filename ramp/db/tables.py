@@ -124,6 +124,9 @@ class ProviderAccount(SQLModel, table=True):
     # provider signs its webhooks with (a public key: not a secret).
     webhook_endpoint_ref: str | None = Field(default=None, max_length=200)
     webhook_public_key: str | None = None
+    # The secret the provider signs webhooks with where we chose it (Monerium): a
+    # SecretBox ciphertext, bound to this account (ramp/provider_accounts/credentials.py).
+    webhook_secret_encrypted: str | None = None
     created_at: datetime = _created()
     updated_at: datetime = _created()
 

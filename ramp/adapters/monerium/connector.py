@@ -120,9 +120,11 @@ class MoneriumConnector:
         async with self._client(ctx) as client:
             await profiles.submit_details(client, customer, kyc_basic, email=email, phone=phone)
 
-    def link_request(self, address: str, currency_code: str, environment: str) -> SigningRequest:
+    def link_request(
+        self, ctx: ProviderContext, address: str, currency_code: str
+    ) -> SigningRequest:
         """What the customer signs to link `address` (Monerium's fixed sentence)."""
-        _, chain = orders.token_chain(currency_code, environment)
+        _, chain = orders.token_chain(currency_code, _environment(ctx))
         return SigningRequest(
             purpose="LINK_ADDRESS", address=check_address(address), chain=chain,
             message=LINK_MESSAGE,
