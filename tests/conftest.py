@@ -117,6 +117,7 @@ MODULE_SECONDS = {
     "tests/test_bridge_connector.py": 14,
     "tests/test_monerium_connector.py": 10,
     "tests/test_monerium_accounts.py": 3,
+    "tests/test_monerium_production.py": 5,
     "tests/test_replay.py": 12,
     "tests/test_catalog.py": 8,
     "tests/test_data_at_rest.py": 7,

@@ -1,0 +1,151 @@
+"""Production end to end through Monerium: a production project with a Monerium account
+pointing at the Monerium simulator, the real API, real Temporal, both workers and the
+real connector. An on-ramp EUR -> EURE_GNOSIS: Monerium approves the profile, the IBAN
+arrives after its 202, a SEPA payment quoting our reference is matched and the EURe
+minted; the access token expires mid-run and nothing fails."""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+import httpx
+import pytest
+from sqlalchemy.ext.asyncio import async_sessionmaker
+from sqlmodel.ext.asyncio.session import AsyncSession
+from temporalio.client import Client
+
+from ramp import projects
+from ramp.adapters.monerium.orders import payment_reference
+from ramp.config import Environment, Settings
+from ramp.db.tables import ProviderAccount
+from ramp.provider_accounts import service
+from ramp.provider_accounts.credentials import unseal_webhook_secret
+from ramp.security.encryption import SecretBox
+from tests.helpers.payments import SEPA, register_accounts, wait_for_intent, wallet
+from tests.helpers.production import customer_token, fast_connectors, production_stack
+from tests.helpers.projects import ProjectCredentials, bearer
+from tests.helpers.servers import derive_settings
+from tests.simulators.monerium import MoneriumSimulator, running
+
+CLIENT_ID = "5c2b9e10-6d4f-4c1e-9a7b-0f3e8d2a1b44"
+CLIENT_SECRET = "production-client-secret"
+WITHIN = 30.0
+
+
+@pytest.fixture(scope="module")
+async def monerium() -> AsyncIterator[MoneriumSimulator]:
+    async with running(MoneriumSimulator(clients={CLIENT_ID: CLIENT_SECRET})) as simulator:
+        yield simulator
+
+
+@pytest.fixture(scope="module")
+def production(migrated: Settings) -> Settings:
+    return derive_settings(migrated, RAMP_ENV="production")
+
+
+@pytest.fixture(scope="module")
+async def http(
+    production: Settings, temporal_client: Client, sessions: async_sessionmaker[AsyncSession]
+) -> AsyncIterator[httpx.AsyncClient]:
+    async with production_stack(production, temporal_client, sessions) as client:
+        yield client
+
+
+async def notify(
+    http: httpx.AsyncClient, monerium: MoneriumSimulator, path: str, secret: str, kind: str,
+    data: dict[str, Any],
+) -> None:  # fmt: skip
+    """Monerium's notification, signed with the account's secret, posted to our endpoint
+    (the API is served in-process here, out of the simulator's reach)."""
+    body = json.dumps({"type": kind, "timestamp": "2026-11-26T03:00:00Z", "data": data}).encode()
+    answer = await http.post(path, content=body, headers=monerium.signed(secret, body))
+    assert answer.status_code == 200, answer.text
+
+
+async def test_an_onramp_mints_eure_for_a_sepa_payment_quoting_our_reference(
+    http: httpx.AsyncClient, db: AsyncSession, production: Settings, monerium: MoneriumSimulator
+) -> None:
+    monerium.reset()
+    box = SecretBox.from_settings(production)
+    created = await projects.create_project(
+        db, name="Euro shop", environment=Environment.PRODUCTION, secret_box=box
+    )
+    account = await service.set_provider_account(
+        db,
+        project_id=created.projectId,
+        provider_code="MONERIUM",
+        credentials={
+            "clientId": CLIENT_ID,
+            "clientSecret": CLIENT_SECRET,
+            "environment": "sandbox",
+            "baseUrl": monerium.url,
+        },
+        secret_box=box,
+        public_url=production.public_url,
+        connectors=fast_connectors(),
+    )
+    row = await db.get(ProviderAccount, account.id)
+    assert row is not None
+    assert row.webhook_secret_encrypted is not None
+    secret = unseal_webhook_secret(
+        box, row.webhook_secret_encrypted, provider_account_id=row.id, provider_code="MONERIUM"
+    )
+    path = f"/v1/provider-webhooks/{account.id}"
+    project = ProjectCredentials(
+        created.organizationId, created.projectId, created.clientId, created.clientSecret
+    )
+    providers = await http.get("/v1/providers", headers=project.basic)
+    assert [p["code"] for p in providers.json()] == ["MONERIUM"]
+
+    token = await customer_token(http, project, "lena")
+    address = "0x52908400098527886E0F7030069857D2E4169EE7"
+    accounts = await register_accounts(
+        http, token, "EUR", "EURE_GNOSIS", copy.deepcopy(SEPA), wallet("EURE_GNOSIS", address)
+    )
+    opened = await http.post(
+        "/v1/intent",
+        json={"srcExternalAccountId": accounts[0], "destExternalAccountId": accounts[1],
+              "amount": "250.00", "autoExecute": True},
+        headers=bearer(token),
+    )  # fmt: skip
+    assert opened.status_code == 201, opened.text
+    intent_id = opened.json()["intent"]["id"]
+    steps = {s["code"] for s in opened.json()["intent"]["compliancePlan"]["steps"]}
+    assert steps == {"KYC_BASIC", "PROOF_OF_ADDRESS"}
+    # The profile is made under our id when the compliance plan is asked for.
+    await wait_for_intent(http, token, intent_id, lambda _: bool(monerium.profiles),
+                          within=WITHIN)  # fmt: skip
+    [profile] = monerium.profiles.values()
+    # The customer linked the wallet earlier (the hosted signing step is not built yet).
+    monerium.addresses[address.lower()] = {
+        "profile": profile["id"], "address": address, "chains": ["chiado"]}  # fmt: skip
+
+    # Monerium approves the profile and says so; the token expires meanwhile.
+    await monerium.set_profile_state(profile["id"], "approved")
+    monerium.expire_tokens()
+    await notify(http, monerium, path, secret, "profile.updated", profile)
+
+    placed = await wait_for_intent(
+        http, token, intent_id, lambda b: b.get("transaction") is not None, within=WITHIN
+    )
+    [instruction] = placed["transaction"]["context"]["depositInstructions"]
+    details = instruction["instructions"]
+    [iban] = monerium.ibans
+    assert details["accountIdentifier"]["iban"] == iban
+    assert details["reference"] == payment_reference(placed["transaction"]["id"])
+    assert details["amount"] == "250.00"
+    assert len(monerium.calls("POST", "/ibans")) == 1  # a 202, then found on the retry
+    assert monerium.tokens_issued >= 2  # the expired token was replaced, not refused
+
+    # The payment lands quoting the reference: minted, then processed.
+    order = await monerium.incoming_sepa(iban, "250.00", f"Order {details['reference']}")
+    await notify(http, monerium, path, secret, "order.created", order)
+    await monerium.set_order_state(order["id"], "processed")
+    await notify(http, monerium, path, secret, "order.updated", order)
+    done = await wait_for_intent(
+        http, token, intent_id, lambda b: b["intent"]["status"] == "COMPLETED", within=WITHIN
+    )
+    assert done["transaction"]["status"] == "SUCCESS"
