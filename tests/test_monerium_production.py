@@ -2,7 +2,8 @@
 pointing at the Monerium simulator, the real API, real Temporal, both workers and the
 real connector. An on-ramp EUR -> EURE_GNOSIS: Monerium approves the profile, the IBAN
 arrives after its 202, a SEPA payment quoting our reference is matched and the EURe
-minted; the access token expires mid-run and nothing fails."""
+minted; the access token expires mid-run and nothing fails. An on-ramp declined while
+the wallet is not linked is placed when the client asks again after the link."""
 
 from __future__ import annotations
 
@@ -149,3 +150,81 @@ async def test_an_onramp_mints_eure_for_a_sepa_payment_quoting_our_reference(
         http, token, intent_id, lambda b: b["intent"]["status"] == "COMPLETED", within=WITHIN
     )
     assert done["transaction"]["status"] == "SUCCESS"
+
+
+async def test_a_declined_onramp_is_placed_when_asked_again_after_the_link(
+    http: httpx.AsyncClient, db: AsyncSession, production: Settings, monerium: MoneriumSimulator
+) -> None:
+    monerium.reset()
+    box = SecretBox.from_settings(production)
+    created = await projects.create_project(
+        db, name="Euro shop 2", environment=Environment.PRODUCTION, secret_box=box
+    )
+    account = await service.set_provider_account(
+        db,
+        project_id=created.projectId,
+        provider_code="MONERIUM",
+        credentials={
+            "clientId": CLIENT_ID,
+            "clientSecret": CLIENT_SECRET,
+            "environment": "sandbox",
+            "baseUrl": monerium.url,
+        },
+        secret_box=box,
+        public_url=production.public_url,
+        connectors=fast_connectors(),
+    )
+    row = await db.get(ProviderAccount, account.id)
+    assert row is not None
+    assert row.webhook_secret_encrypted is not None
+    secret = unseal_webhook_secret(
+        box, row.webhook_secret_encrypted, provider_account_id=row.id, provider_code="MONERIUM"
+    )
+    project = ProjectCredentials(
+        created.organizationId, created.projectId, created.clientId, created.clientSecret
+    )
+    token = await customer_token(http, project, "noor")
+    address = "0x8ba1f109551bD432803012645Ac136ddd64DBA72"
+    accounts = await register_accounts(
+        http, token, "EUR", "EURE_GNOSIS", copy.deepcopy(SEPA), wallet("EURE_GNOSIS", address)
+    )
+    opened = await http.post(
+        "/v1/intent",
+        json={"srcExternalAccountId": accounts[0], "destExternalAccountId": accounts[1],
+              "amount": "40.00", "autoExecute": False},
+        headers=bearer(token),
+    )  # fmt: skip
+    assert opened.status_code == 201, opened.text
+    intent_id = opened.json()["intent"]["id"]
+    await wait_for_intent(http, token, intent_id, lambda _: bool(monerium.profiles),
+                          within=WITHIN)  # fmt: skip
+    [profile] = monerium.profiles.values()
+    await monerium.set_profile_state(profile["id"], "approved")
+    await notify(http, monerium, f"/v1/provider-webhooks/{account.id}", secret,
+                 "profile.updated", profile)  # fmt: skip
+    await wait_for_intent(
+        http, token, intent_id,
+        lambda b: all(s["status"] == "COMPLETED" for s in b["intent"]["compliancePlan"]["steps"]),
+        within=WITHIN,
+    )  # fmt: skip
+
+    execute = f"/v1/intent/{intent_id}/transaction"
+    declined = await http.post(execute, json={}, headers=bearer(token))
+    assert declined.status_code == 502, declined.text
+    assert "has not linked" in declined.json()["message"]
+    assert monerium.calls("POST", "/ibans") == []
+    # Asked again before the link: declined again (the driver placed it again).
+    again = await http.post(execute, json={}, headers=bearer(token))
+    assert again.status_code == 502, again.text
+
+    # The customer links the wallet; the client asks again: placed.
+    monerium.addresses[address.lower()] = {
+        "profile": profile["id"], "address": address, "chains": ["chiado"]}  # fmt: skip
+    placed = await http.post(execute, json={}, headers=bearer(token))
+    assert placed.status_code in (200, 201), placed.text
+    envelope = await wait_for_intent(
+        http, token, intent_id, lambda b: b.get("transaction") is not None, within=WITHIN
+    )
+    [iban] = monerium.ibans
+    [instruction] = envelope["transaction"]["context"]["depositInstructions"]
+    assert instruction["instructions"]["accountIdentifier"]["iban"] == iban

@@ -46,6 +46,7 @@ from ramp.intents.provider_calls import (
 )
 from ramp.intents.states import PlanStatus, ProviderEventType, TransactionStatus
 from workflows import provider_calls as calls
+from workflows.declined_orders import DeclinedOrders
 from workflows.intent_base import IntentBase
 
 # How long `execute` waits for a network provider's order before answering without it.
@@ -60,7 +61,7 @@ POLL_BUDGET = timedelta(minutes=10)
 LATE_DEPOSIT_WATCH = timedelta(days=30)
 
 
-class ProviderFlow(IntentBase):
+class ProviderFlow(IntentBase, DeclinedOrders):
     # --- the driver -----------------------------------------------------------------
 
     async def _run_provider(self, state: IntentState) -> None:
@@ -107,7 +108,7 @@ class ProviderFlow(IntentBase):
         if lifecycle.is_terminal(state):
             return
         if state.transaction is None:
-            await self._place_order(state)
+            await self._place_until_placed(state)  # workflows/declined_orders.py
         await self._follow_transfer(state)
 
     async def _comply(self, state: IntentState) -> None:
@@ -281,6 +282,7 @@ class ProviderFlow(IntentBase):
         waits for it (bounded) without holding the lock."""
         if not state.execution_requested:
             state.execution_requested = True
+        self._asked_again()  # workflows/declined_orders.py
         try:
             await workflow.wait_condition(
                 lambda: (
