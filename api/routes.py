@@ -42,6 +42,7 @@ from api.operations import (
 from api.project_settings import get_onboarding_origins, put_onboarding_origins
 from api.provider_routes import PROVIDER_ROUTES
 from api.sandbox import record_step_outcome, report_transaction_event
+from api.signing_routes import SIGNING_ROUTES
 from api.walletpay import issue_nonce, verify_challenge
 from api.webhooks import (
     create_endpoint,
@@ -238,6 +239,7 @@ V1: list[BaseRoute] = [
     # What API clients of a ramp expect beyond the spec (api/client_routes.py).
     *CLIENT_ROUTES,
     *PROVIDER_ROUTES,
+    *SIGNING_ROUTES,
     # Sandbox only (404 in production): stand-ins for providers and verification.
     ApiRoute(
         "POST",

@@ -99,6 +99,10 @@ class IntentError(StrEnum):
     INTENT_NOT_CANCELLABLE = "INTENT_NOT_CANCELLABLE"
     # onboardingRedirectUrl / checkoutRedirectUrl off the project's allowed origins (400).
     REDIRECT_URL_NOT_ALLOWED = "REDIRECT_URL_NOT_ALLOWED"
+    # A wallet signature for the intent's provider (issue 27): none is asked now (409),
+    # or the one given is not of the message to sign (400).
+    NOTHING_TO_SIGN = "NOTHING_TO_SIGN"
+    SIGNATURE_REFUSED = "SIGNATURE_REFUSED"
 
 
 class CancelRefusal(StrEnum):

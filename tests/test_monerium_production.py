@@ -14,6 +14,8 @@ from typing import Any
 
 import httpx
 import pytest
+from eth_account import Account
+from eth_account.messages import encode_defunct
 from sqlalchemy.ext.asyncio import async_sessionmaker
 from sqlmodel.ext.asyncio.session import AsyncSession
 from temporalio.client import Client
@@ -34,6 +36,7 @@ from tests.simulators.monerium import MoneriumSimulator, running
 CLIENT_ID = "5c2b9e10-6d4f-4c1e-9a7b-0f3e8d2a1b44"
 CLIENT_SECRET = "production-client-secret"
 WITHIN = 30.0
+WALLET = Account.from_key("0x" + "6e" * 32)
 
 
 @pytest.fixture(scope="module")
@@ -228,3 +231,115 @@ async def test_a_declined_onramp_is_placed_when_asked_again_after_the_link(
     [iban] = monerium.ibans
     [instruction] = envelope["transaction"]["context"]["depositInstructions"]
     assert instruction["instructions"]["accountIdentifier"]["iban"] == iban
+
+
+async def test_an_offramp_is_signed_through_the_api_and_redeemed(
+    http: httpx.AsyncClient, db: AsyncSession, production: Settings, monerium: MoneriumSimulator
+) -> None:
+    monerium.reset()
+    box = SecretBox.from_settings(production)
+    created = await projects.create_project(
+        db, name="Euro shop 3", environment=Environment.PRODUCTION, secret_box=box
+    )
+    account = await service.set_provider_account(
+        db,
+        project_id=created.projectId,
+        provider_code="MONERIUM",
+        credentials={
+            "clientId": CLIENT_ID,
+            "clientSecret": CLIENT_SECRET,
+            "environment": "sandbox",
+            "baseUrl": monerium.url,
+        },
+        secret_box=box,
+        public_url=production.public_url,
+        connectors=fast_connectors(),
+    )
+    row = await db.get(ProviderAccount, account.id)
+    assert row is not None
+    assert row.webhook_secret_encrypted is not None
+    secret = unseal_webhook_secret(
+        box, row.webhook_secret_encrypted, provider_account_id=row.id, provider_code="MONERIUM"
+    )
+    path = f"/v1/provider-webhooks/{account.id}"
+    project = ProjectCredentials(
+        created.organizationId, created.projectId, created.clientId, created.clientSecret
+    )
+    token = await customer_token(http, project, "ines")
+    accounts = await register_accounts(
+        http, token, "EURE_GNOSIS", "EUR", wallet("EURE_GNOSIS", WALLET.address),
+        copy.deepcopy(SEPA),
+    )  # fmt: skip
+    opened = await http.post(
+        "/v1/intent",
+        json={"srcExternalAccountId": accounts[0], "destExternalAccountId": accounts[1],
+              "amount": "75.50", "autoExecute": False},
+        headers=bearer(token),
+    )  # fmt: skip
+    assert opened.status_code == 201, opened.text
+    intent_id = opened.json()["intent"]["id"]
+    signature_path = f"/v1/intent/{intent_id}/signature"
+    await wait_for_intent(http, token, intent_id, lambda _: bool(monerium.profiles),
+                          within=WITHIN)  # fmt: skip
+    [profile] = monerium.profiles.values()
+    await monerium.set_profile_state(profile["id"], "approved")
+    await notify(http, monerium, path, secret, "profile.updated", profile)
+
+    # First the wallet's link: exactly Monerium's sentence, signed by the wallet.
+    link = await http.get(signature_path, headers=bearer(token))
+    assert link.status_code == 200, link.text
+    assert link.json()["purpose"] == "LINK_ADDRESS"
+    assert link.json()["address"] == WALLET.address
+    forged = await http.post(
+        signature_path,
+        json={"purpose": "LINK_ADDRESS", "message": "something else", "signature": "0x00"},
+        headers=bearer(token),
+    )
+    assert forged.status_code == 400, forged.text
+    assert forged.json()["code"] == "SIGNATURE_REFUSED"
+    linked = await http.post(
+        signature_path,
+        json={"purpose": "LINK_ADDRESS", "message": link.json()["message"],
+              "signature": _sign(link.json()["message"])},
+        headers=bearer(token),
+    )  # fmt: skip
+    assert linked.json() == {"purpose": "LINK_ADDRESS", "outcome": "LINKED"}, linked.text
+
+    # Then the redeem order: amount, IBAN and a deadline, signed and kept for the order.
+    redeem = await http.get(signature_path, headers=bearer(token))
+    assert redeem.json()["purpose"] == "REDEEM_ORDER", redeem.text
+    message = redeem.json()["message"]
+    assert message.startswith("Send EUR 75.50 to DE89370400440532013000 at ")
+    stored = await http.post(
+        signature_path,
+        json={"purpose": "REDEEM_ORDER", "message": message, "signature": _sign(message)},
+        headers=bearer(token),
+    )
+    assert stored.json() == {"purpose": "REDEEM_ORDER", "outcome": "STORED"}, stored.text
+    await wait_for_intent(
+        http, token, intent_id,
+        lambda b: all(s["status"] == "COMPLETED" for s in b["intent"]["compliancePlan"]["steps"]),
+        within=WITHIN,
+    )  # fmt: skip
+    placed = await http.post(f"/v1/intent/{intent_id}/transaction", json={},
+                             headers=bearer(token))  # fmt: skip
+    assert placed.status_code in (200, 201), placed.text
+    [order] = monerium.orders.values()
+    assert (order["kind"], order["amount"]) == ("redeem", "75.50")
+    assert monerium.calls("POST", "/orders")[0].body["message"] == message
+    nothing = await http.get(signature_path, headers=bearer(token))
+    assert nothing.status_code == 409
+    assert nothing.json()["code"] == "NOTHING_TO_SIGN"
+
+    for state in ("pending", "processed"):
+        await monerium.set_order_state(order["id"], state)
+        await notify(http, monerium, path, secret, "order.updated", order)
+    done = await wait_for_intent(
+        http, token, intent_id, lambda b: b["intent"]["status"] == "COMPLETED", within=WITHIN
+    )
+    assert done["transaction"]["status"] == "SUCCESS"
+
+
+def _sign(message: str) -> str:
+    signed = WALLET.sign_message(encode_defunct(text=message))
+    return "0x" + bytes(signed.signature).hex().removeprefix("0x")

@@ -38,6 +38,12 @@ class SigningConnector(Protocol):
         """What the customer signs to prove they own `address` (a SIGN step)."""
         ...
 
+    async def address_linked(
+        self, ctx: ProviderContext, customer: ProviderCustomerRef, address: str, chain: str
+    ) -> bool:
+        """Whether the customer already proved they own `address` at the provider."""
+        ...
+
     async def link_address(
         self,
         ctx: ProviderContext,
@@ -53,4 +59,9 @@ class SigningConnector(Protocol):
     ) -> SigningRequest | None:
         """What the customer must sign before `create_transfer` can place `order`
         (its `authorization`); None when the order needs no signature."""
+        ...
+
+    def check_authorization(self, ctx: ProviderContext, order: TransactionOrder) -> None:
+        """Refuses (`ProviderRefused`) an `order.authorization` that is not this order's
+        or no longer valid, without calling the provider."""
         ...

@@ -148,6 +148,17 @@ class ProviderCustomer(SQLModel, table=True):
     created_at: datetime = _created()
 
 
+class ProviderAuthorization(SQLModel, table=True):
+    """The customer's signature of an intent's order, for a provider that places an
+    order only with it (Monerium's redeem): read by the order's placement."""
+
+    __tablename__ = "provider_authorization"
+    intent_id: str = Field(primary_key=True, max_length=36)
+    # A SecretBox ciphertext of {"message", "signature"}, bound to the intent.
+    signed_encrypted: str
+    created_at: datetime = _created()
+
+
 class ProviderWebhookEvent(SQLModel, table=True):
     """A verified provider webhook, stored before it is applied (the inbox): its
     provider event id deduplicates, `applied_at` says the workflows were told."""

@@ -216,6 +216,9 @@ class MoneriumConnector:
             return None  # the payer's SEPA payment is the authorization
         return orders.redeem_request(order, _environment(ctx), self._clock())
 
+    def check_authorization(self, ctx: ProviderContext, order: TransactionOrder) -> None:
+        orders.redeem_body(order, order.authorization, _environment(ctx), self._clock())
+
     async def create_transfer(
         self,
         ctx: ProviderContext,
