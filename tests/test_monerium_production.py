@@ -7,6 +7,7 @@ the wallet is not linked is placed when the client asks again after the link."""
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import json
 from collections.abc import AsyncIterator
@@ -20,10 +21,11 @@ from sqlalchemy.ext.asyncio import async_sessionmaker
 from sqlmodel.ext.asyncio.session import AsyncSession
 from temporalio.client import Client
 
-from ramp import projects
+from ramp import projects, temporal
 from ramp.adapters.monerium.orders import payment_reference
 from ramp.config import Environment, Settings
 from ramp.db.tables import ProviderAccount
+from ramp.intents.lifecycle import workflow_id
 from ramp.provider_accounts import service
 from ramp.provider_accounts.credentials import unseal_webhook_secret
 from ramp.security.encryption import SecretBox
@@ -37,6 +39,7 @@ CLIENT_ID = "5c2b9e10-6d4f-4c1e-9a7b-0f3e8d2a1b44"
 CLIENT_SECRET = "production-client-secret"
 WITHIN = 30.0
 WALLET = Account.from_key("0x" + "6e" * 32)
+SEPA_IBAN = SEPA["accountIdentifier"]["iban"]
 
 
 @pytest.fixture(scope="module")
@@ -343,3 +346,98 @@ async def test_an_offramp_is_signed_through_the_api_and_redeemed(
 def _sign(message: str) -> str:
     signed = WALLET.sign_message(encode_defunct(text=message))
     return "0x" + bytes(signed.signature).hex().removeprefix("0x")
+
+
+async def test_money_without_our_reference_and_money_off_the_amount(
+    http: httpx.AsyncClient,
+    db: AsyncSession,
+    production: Settings,
+    monerium: MoneriumSimulator,
+    temporal_client: Client,
+) -> None:
+    """A payment with no reference from the customer's own account, for the one open
+    on-ramp's amount, is that on-ramp's; a payment quoting a reference with another
+    amount is unmatched money on its intent."""
+    monerium.reset()
+    box = SecretBox.from_settings(production)
+    created = await projects.create_project(
+        db, name="Euro shop 4", environment=Environment.PRODUCTION, secret_box=box
+    )
+    account = await service.set_provider_account(
+        db,
+        project_id=created.projectId,
+        provider_code="MONERIUM",
+        credentials={
+            "clientId": CLIENT_ID,
+            "clientSecret": CLIENT_SECRET,
+            "environment": "sandbox",
+            "baseUrl": monerium.url,
+        },
+        secret_box=box,
+        public_url=production.public_url,
+        connectors=fast_connectors(),
+    )
+    row = await db.get(ProviderAccount, account.id)
+    assert row is not None
+    assert row.webhook_secret_encrypted is not None
+    secret = unseal_webhook_secret(
+        box, row.webhook_secret_encrypted, provider_account_id=row.id, provider_code="MONERIUM"
+    )
+    path = f"/v1/provider-webhooks/{account.id}"
+    project = ProjectCredentials(
+        created.organizationId, created.projectId, created.clientId, created.clientSecret
+    )
+    token = await customer_token(http, project, "omar")
+    address = "0x3f5CE5FBFe3E9af3971dD833D26bA9b5C936f0bE"
+    accounts = await register_accounts(
+        http, token, "EUR", "EURE_GNOSIS", copy.deepcopy(SEPA), wallet("EURE_GNOSIS", address)
+    )
+    intents = []
+    for amount in ("120.00", "99.00"):
+        opened = await http.post(
+            "/v1/intent",
+            json={"srcExternalAccountId": accounts[0], "destExternalAccountId": accounts[1],
+                  "amount": amount, "autoExecute": True},
+            headers=bearer(token),
+        )  # fmt: skip
+        assert opened.status_code == 201, opened.text
+        intents.append(opened.json()["intent"]["id"])
+        if len(intents) == 1:
+            await wait_for_intent(http, token, intents[0], lambda _: bool(monerium.profiles),
+                                  within=WITHIN)  # fmt: skip
+            [profile] = monerium.profiles.values()
+            monerium.addresses[address.lower()] = {
+                "profile": profile["id"], "address": address, "chains": ["chiado"]}  # fmt: skip
+            await monerium.set_profile_state(profile["id"], "approved")
+    await notify(http, monerium, path, secret, "profile.updated", profile)
+    placed = [
+        await wait_for_intent(
+            http, token, intent_id, lambda b: b.get("transaction") is not None, within=WITHIN
+        )
+        for intent_id in intents
+    ]
+    [iban] = monerium.ibans
+
+    # No reference, but the customer's account and the first on-ramp's amount: its money.
+    paid = await monerium.incoming_sepa(iban, "120.00", "Thanks!", payer_iban=SEPA_IBAN)
+    await notify(http, monerium, path, secret, "order.created", paid)
+    await monerium.set_order_state(paid["id"], "processed")
+    await notify(http, monerium, path, secret, "order.updated", paid)
+    done = await wait_for_intent(
+        http, token, intents[0], lambda b: b["intent"]["status"] == "COMPLETED", within=WITHIN
+    )
+    assert done["transaction"]["status"] == "SUCCESS"
+
+    # The second on-ramp's reference, with another amount: unmatched money on it.
+    reference = placed[1]["transaction"]["context"]["depositInstructions"][0]["instructions"][
+        "reference"
+    ]
+    short = await monerium.incoming_sepa(iban, "98.00", reference, payer_iban=SEPA_IBAN)
+    await notify(http, monerium, path, secret, "order.created", short)
+    handle = temporal_client.get_workflow_handle(workflow_id(intents[1]))
+    async with asyncio.timeout(WITHIN):
+        while True:
+            described = await handle.describe()
+            if described.typed_search_attributes.get(temporal.MONEY_ISSUE) == "UNMATCHED_DEPOSIT":
+                break
+            await asyncio.sleep(0.1)

@@ -35,6 +35,7 @@ __all__ = [
     "Connector",
     "CredentialsRejected",
     "CustomerProfile",
+    "DepositMatch",
     "NotSupported",
     "ProviderAccountRef",
     "ProviderComplianceEvent",
@@ -336,6 +337,18 @@ class ProviderTransferStatus(_Model):
     cancellable: bool = False
 
 
+class DepositMatch(_Model):
+    """What identifies money that arrived without our reference (Monerium: a SEPA
+    payment to the customer's IBAN with another memo): the provider's customer, the
+    amount and the payer's account. The relay gives it to the one open on-ramp of that
+    customer with that amount from that account, if exactly one."""
+
+    provider_customer_id: str
+    amount: Amount
+    currency: str
+    payer_iban: str | None = None
+
+
 class ProviderTransferEvent(_Model):
     """A verified provider webhook about a transfer."""
 
@@ -345,6 +358,12 @@ class ProviderTransferEvent(_Model):
     events: tuple[ProviderEventType, ...]  # as in `ProviderTransferStatus`
     reason: str | None = None
     occurred_at: datetime | None = None
+    # What the provider says it received with the deposit, where it says (Monerium's
+    # issue order): another amount than the order's is unmatched money.
+    received_amount: Amount | None = None
+    received_currency: str | None = None
+    # For money without our reference: how to find its intent otherwise.
+    match: DepositMatch | None = None
 
 
 class ProviderComplianceEvent(_Model):

@@ -23,11 +23,13 @@ import json
 import secrets
 from collections.abc import Mapping
 from datetime import datetime
+from decimal import Decimal
 from typing import Any, Final
 
 from standardwebhooks.webhooks import Webhook, WebhookVerificationError
 
 from ramp.adapters.contract import (
+    DepositMatch,
     ProviderComplianceEvent,
     ProviderEvent,
     ProviderRefused,
@@ -36,6 +38,7 @@ from ramp.adapters.contract import (
     WebhookRejected,
 )
 
+from .amounts import parse_amount
 from .client import MoneriumClient
 from .orders import issue_reference, order_status, quoted_reference
 from .profiles import handoffs
@@ -110,6 +113,21 @@ def order_reference(order: Mapping[str, Any]) -> str:
     return issue_reference(str(order.get("profile")), quoted)
 
 
+def _match(
+    order: Mapping[str, Any], amount: Decimal | None, currency: str | None
+) -> DepositMatch | None:
+    """An issue order without our reference: its profile, amount and payer's IBAN."""
+    if amount is None or not currency or not order.get("profile"):
+        return None
+    counterpart = order.get("counterpart") if isinstance(order.get("counterpart"), dict) else {}
+    identifier = (counterpart or {}).get("identifier") or {}
+    iban = str(identifier.get("iban") or "").replace(" ", "").upper() or None
+    return DepositMatch(
+        provider_customer_id=str(order["profile"]), amount=amount, currency=currency,
+        payer_iban=iban,
+    )  # fmt: skip
+
+
 def parse_events(message_id: str, body: bytes) -> list[ProviderEvent]:
     """The events of a verified body; notifications we do not map give none (the
     subscription's test call among them: answered 2xx, nothing stored)."""
@@ -125,6 +143,9 @@ def parse_events(message_id: str, body: bytes) -> list[ProviderEvent]:
     if kind in ("order.created", "order.updated") and data.get("id"):
         reference = order_reference(data)
         status = order_status(data, reference)
+        # An issue order is the payment received: its amount is compared with the order's.
+        amount = parse_amount(data.get("amount")) if data.get("kind") == "issue" else None
+        currency = str(data.get("currency") or "").upper() or None
         return [
             ProviderTransferEvent(
                 provider_event_id=message_id,
@@ -133,6 +154,11 @@ def parse_events(message_id: str, body: bytes) -> list[ProviderEvent]:
                 events=status.events,
                 reason=status.reason,
                 occurred_at=_occurred_at(event),
+                received_amount=amount,
+                received_currency=currency if amount is not None else None,
+                match=_match(data, amount, currency)
+                if reference.startswith(UNMATCHED_PREFIX)
+                else None,
             )
         ]
     if kind == "profile.updated" and data.get("id"):
