@@ -487,6 +487,6 @@ async def test_errors_are_sorted_into_the_contracts_family(monerium: MoneriumSim
     monerium.fail_next(Fault(status=403, path="/profiles", message="not a partner"))
     with pytest.raises(ProviderRefused, match="not a partner"):
         await connector.compliance(ctx, customer, "KYC_BASIC")
-    monerium.fail_next(Fault(delay=2.0, path="/profiles"))
+    monerium.fail_next(Fault(delay=1.3, path="/profiles"))
     with pytest.raises(ProviderUnavailable, match="in time"):
         await connector.compliance(ctx, customer, "KYC_BASIC")

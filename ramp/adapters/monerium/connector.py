@@ -51,7 +51,7 @@ from .tokens import TOKENS, TokenCache
 # The compliance step of a wallet: the customer signs Monerium's address-link sentence.
 WALLET_OWNERSHIP = "WALLET_OWNERSHIP"
 # How soon an on-ramp's placement is tried again while Monerium provisions the IBAN.
-IBAN_PROVISIONING_RETRY = 2.0
+IBAN_PROVISIONING_RETRY = 1.0
 
 
 def _environment(ctx: ProviderContext) -> str:
