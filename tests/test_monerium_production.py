@@ -29,6 +29,7 @@ from ramp.intents.lifecycle import workflow_id
 from ramp.provider_accounts import service
 from ramp.provider_accounts.credentials import unseal_webhook_secret
 from ramp.security.encryption import SecretBox
+from tests.helpers.onboarding import onboarding_token
 from tests.helpers.payments import SEPA, register_accounts, wait_for_intent, wallet
 from tests.helpers.production import customer_token, fast_connectors, production_stack
 from tests.helpers.projects import ProjectCredentials, bearer
@@ -288,27 +289,32 @@ async def test_an_offramp_is_signed_through_the_api_and_redeemed(
     await monerium.set_profile_state(profile["id"], "approved")
     await notify(http, monerium, path, secret, "profile.updated", profile)
 
-    # First the wallet's link: exactly Monerium's sentence, signed by the wallet.
-    link = await http.get(signature_path, headers=bearer(token))
+    # First the wallet's link, on the hosted page (its onboarding token): exactly
+    # Monerium's sentence, signed by the wallet.
+    hosted = f"/v1/onboarding/{intent_id}/signature"
+    page = bearer(onboarding_token(opened.json()))
+    link = await http.get(hosted, headers=page)
     assert link.status_code == 200, link.text
     assert link.json()["purpose"] == "LINK_ADDRESS"
     assert link.json()["address"] == WALLET.address
+    assert (await http.get(hosted, headers=bearer(token))).status_code == 401
     forged = await http.post(
-        signature_path,
+        hosted,
         json={"purpose": "LINK_ADDRESS", "message": "something else", "signature": "0x00"},
-        headers=bearer(token),
+        headers=page,
     )
     assert forged.status_code == 400, forged.text
     assert forged.json()["code"] == "SIGNATURE_REFUSED"
     linked = await http.post(
-        signature_path,
+        hosted,
         json={"purpose": "LINK_ADDRESS", "message": link.json()["message"],
               "signature": _sign(link.json()["message"])},
-        headers=bearer(token),
+        headers=page,
     )  # fmt: skip
     assert linked.json() == {"purpose": "LINK_ADDRESS", "outcome": "LINKED"}, linked.text
 
-    # Then the redeem order: amount, IBAN and a deadline, signed and kept for the order.
+    # Then the redeem order (the project's app this time, with the customer's token):
+    # amount, IBAN and a deadline, signed and kept for the order.
     redeem = await http.get(signature_path, headers=bearer(token))
     assert redeem.json()["purpose"] == "REDEEM_ORDER", redeem.text
     message = redeem.json()["message"]
