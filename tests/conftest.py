@@ -119,6 +119,7 @@ MODULE_SECONDS = {
     "tests/test_monerium_accounts.py": 3,
     "tests/test_monerium_production.py": 14,
     "tests/test_monerium_replay.py": 4,
+    "tests/test_monerium_onboarding_page.py": 6,
     "tests/test_replay.py": 12,
     "tests/test_catalog.py": 8,
     "tests/test_data_at_rest.py": 7,
