@@ -132,6 +132,16 @@ async def test_the_page_has_the_wallet_sign_the_link_then_the_redeem(
         await expect(page.locator("#signing-message")).to_have_text(
             "I hereby declare that I am the address owner."
         )
+        # A pasted signature by another wallet is refused, and says why.
+        await page.get_by_text("Signing elsewhere (a Safe, another device)?").click()
+        other = Account.from_key("0x" + "7b" * 32).sign_message(
+            encode_defunct(text="I hereby declare that I am the address owner.")
+        )
+        await page.get_by_label("Signature (0x…)").fill(
+            "0x" + bytes(other.signature).hex().removeprefix("0x")
+        )
+        await page.get_by_role("button", name="Send signature").click()
+        await expect(page.get_by_role("alert")).to_contain_text("The signature was not accepted")
         await page.get_by_role("button", name="Sign with your wallet").click()
 
         await expect(page.get_by_role("heading", name="Approve the transfer")).to_be_visible()
