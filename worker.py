@@ -47,6 +47,7 @@ from ramp.db.engine import create_engine, session_factory, sqlite_writer
 from ramp.housekeeping import PURGE_INTERVAL_MINUTES, SCHEDULE_ID, NoncePurge
 from ramp.intents.models import PollSchedule
 from ramp.intents.workflow_client import IntentWorkflowClient
+from ramp.onboarding.provider_forms import ProviderFormsVerifier
 from ramp.onboarding.verification import Verifiers, catalog_verifiers
 from ramp.provider_webhooks.relay import run_relay
 from ramp.security.encryption import SecretBox
@@ -152,7 +153,11 @@ def build_worker(
         if dispatcher is not None
         else WebhookActivities(db, retention=webhook_retention)
     )
-    onboarding = OnboardingActivities(db, secret_box, verifiers or catalog_verifiers())
+    # Monerium decides its own profile's sections: our forms are forwarded to it.
+    forwarded = Verifiers({"MONERIUM": ProviderFormsVerifier(db, secret_box, connectors)})
+    onboarding = OnboardingActivities(
+        db, secret_box, verifiers or catalog_verifiers().merged(forwarded)
+    )
     providers = ProviderActivities(db, secret_box, connectors)
     return ServiceWorker(
         client,

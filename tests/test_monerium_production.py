@@ -11,6 +11,7 @@ import asyncio
 import copy
 import json
 from collections.abc import AsyncIterator
+from datetime import date
 from typing import Any
 
 import httpx
@@ -29,7 +30,7 @@ from ramp.intents.lifecycle import workflow_id
 from ramp.provider_accounts import service
 from ramp.provider_accounts.credentials import unseal_webhook_secret
 from ramp.security.encryption import SecretBox
-from tests.helpers.onboarding import onboarding_token
+from tests.helpers.onboarding import document, kyc_basic, onboarding_token, step, submit
 from tests.helpers.payments import SEPA, register_accounts, wait_for_intent, wallet
 from tests.helpers.production import customer_token, fast_connectors, production_stack
 from tests.helpers.projects import ProjectCredentials, bearer
@@ -447,3 +448,87 @@ async def test_money_without_our_reference_and_money_off_the_amount(
             if described.typed_search_attributes.get(temporal.MONEY_ISSUE) == "UNMATCHED_DEPOSIT":
                 break
             await asyncio.sleep(0.1)
+
+
+async def test_the_hosted_forms_are_forwarded_to_the_profile_and_monerium_decides(
+    http: httpx.AsyncClient, db: AsyncSession, production: Settings, monerium: MoneriumSimulator
+) -> None:
+    monerium.reset()
+    box = SecretBox.from_settings(production)
+    created = await projects.create_project(
+        db, name="Euro shop 5", environment=Environment.PRODUCTION, secret_box=box
+    )
+    account = await service.set_provider_account(
+        db,
+        project_id=created.projectId,
+        provider_code="MONERIUM",
+        credentials={
+            "clientId": CLIENT_ID,
+            "clientSecret": CLIENT_SECRET,
+            "environment": "sandbox",
+            "baseUrl": monerium.url,
+        },
+        secret_box=box,
+        public_url=production.public_url,
+        connectors=fast_connectors(),
+    )
+    row = await db.get(ProviderAccount, account.id)
+    assert row is not None
+    assert row.webhook_secret_encrypted is not None
+    secret = unseal_webhook_secret(
+        box, row.webhook_secret_encrypted, provider_account_id=row.id, provider_code="MONERIUM"
+    )
+    project = ProjectCredentials(
+        created.organizationId, created.projectId, created.clientId, created.clientSecret
+    )
+    token = await customer_token(http, project, "yara")
+    accounts = await register_accounts(
+        http, token, "EUR", "EURE_GNOSIS", copy.deepcopy(SEPA), wallet("EURE_GNOSIS")
+    )
+    opened = await http.post(
+        "/v1/intent",
+        json={"srcExternalAccountId": accounts[0], "destExternalAccountId": accounts[1],
+              "amount": "60.00"},
+        headers=bearer(token),
+    )  # fmt: skip
+    intent_id = opened.json()["intent"]["id"]
+    page = onboarding_token(opened.json())
+    await wait_for_intent(http, token, intent_id, lambda _: bool(monerium.profiles),
+                          within=WITHIN)  # fmt: skip
+    [profile] = monerium.profiles.values()
+
+    identity = await submit(http, intent_id, page, "KYC_BASIC", kyc_basic())
+    assert identity.status_code == 200, identity.text
+    assert step(identity.json(), "KYC_BASIC")["status"] == "SUBMITTED"
+    details = monerium.calls("PATCH", f"/profiles/{profile['id']}/details")[0].body
+    assert details["personal"]["lastName"] == kyc_basic()["lastName"]
+    assert details["personal"]["idDocument"]["kind"] == "passport"
+    # Monerium reviews the identity first (the address step depends on it).
+    await monerium.set_profile_state(
+        profile["id"], "pending", {"details": "approved", "idDocument": "approved"}
+    )
+    await notify(http, monerium, f"/v1/provider-webhooks/{account.id}", secret,
+                 "profile.updated", monerium.profiles[profile["id"]])  # fmt: skip
+    await wait_for_intent(
+        http, token, intent_id,
+        lambda b: b["intent"]["compliancePlan"]["steps"][0]["status"] == "COMPLETED",
+        within=WITHIN,
+    )  # fmt: skip
+    address = await submit(http, intent_id, page, "PROOF_OF_ADDRESS", {
+        "documentType": "UTILITY_BILL", "issuer": "Vattenfall",
+        "issueDate": date.today().isoformat(), "file": document(),
+    })  # fmt: skip
+    assert address.status_code == 200, address.text
+    kinds = {v["kind"]: v["state"] for v in monerium.profiles[profile["id"]]["verifications"]}
+    assert kinds == {"idDocument": "approved", "proofOfResidency": "pending"}
+    assert len(monerium.files) == 2
+
+    # Monerium decides: approved, by webhook.
+    await monerium.set_profile_state(profile["id"], "approved")
+    await notify(http, monerium, f"/v1/provider-webhooks/{account.id}", secret,
+                 "profile.updated", monerium.profiles[profile["id"]])  # fmt: skip
+    await wait_for_intent(
+        http, token, intent_id,
+        lambda b: all(s["status"] == "COMPLETED" for s in b["intent"]["compliancePlan"]["steps"]),
+        within=WITHIN,
+    )  # fmt: skip

@@ -126,6 +126,7 @@ class MoneriumSimulator:
     tokens: dict[str, float] = field(default_factory=dict)  # token -> expiry (monotonic)
     tokens_issued: int = 0
     profiles: dict[str, dict[str, Any]] = field(default_factory=dict)
+    files: dict[str, dict[str, Any]] = field(default_factory=dict)
     addresses: dict[str, dict[str, Any]] = field(default_factory=dict)  # by lower address
     ibans: dict[str, dict[str, Any]] = field(default_factory=dict)
     orders: dict[str, dict[str, Any]] = field(default_factory=dict)
@@ -140,7 +141,7 @@ class MoneriumSimulator:
         for store in (self.requests, self.faults, self.deliveries):
             store.clear()
         for table in (self.tokens, self.profiles, self.addresses, self.ibans, self.orders,
-                      self.subscriptions):  # fmt: skip
+                      self.subscriptions, self.files):  # fmt: skip
             table.clear()
         self.tokens_issued = 0
         self.token_lifetime = 3600
@@ -264,6 +265,8 @@ class MoneriumSimulator:
             Route("/profiles", self._create_profile, methods=["POST"]),
             Route("/profiles/{id}", self._get_profile, methods=["GET"]),
             Route("/profiles/{id}/details", self._patch_details, methods=["PATCH"]),
+            Route("/profiles/{id}/verifications", self._patch_verifications, methods=["PATCH"]),
+            Route("/files", self._upload_file, methods=["POST"]),
             Route("/addresses", self._link_address, methods=["POST"]),
             Route("/addresses", self._list_addresses, methods=["GET"]),
             Route("/ibans", self._request_iban, methods=["POST"]),
@@ -344,6 +347,42 @@ class MoneriumSimulator:
         profile["name"] = f"{personal.get('firstName', '')} {personal.get('lastName', '')}".strip()
         complete = all(personal.get(name) for name in PERSONAL_REQUIRED)
         profile["details"]["state"] = "pending" if complete else "incomplete"
+        return JSONResponse({}, status_code=202)
+
+    async def _upload_file(self, request: Request) -> Response:
+        async with request.form() as form:
+            upload = form.get("file")
+            if upload is None or isinstance(upload, str):
+                raise Invalid({"file": "a multipart file is required"})
+            content = await upload.read()
+            filename, content_type = upload.filename, upload.content_type
+        if len(content) > 5 * 1024 * 1024 or len(filename or "") > 100:
+            raise Invalid({"file": "at most 5 MB and a name of 100 characters"})
+        if content_type not in ("application/pdf", "image/jpeg", "image/png"):
+            raise Invalid({"file": "PDF or JPEG"})
+        file_id = str(uuid.uuid4())
+        record = {"id": file_id, "name": filename, "type": content_type,
+                  "size": len(content)}  # fmt: skip
+        self.files[file_id] = record
+        return JSONResponse(record)
+
+    async def _patch_verifications(self, request: Request) -> Response:
+        profile = self.profiles.get(request.path_params["id"])
+        if profile is None:
+            return _error(404, "Profile not found")
+        items = (await request.json()).get("personal")
+        if not isinstance(items, list) or not items:
+            raise Invalid({"personal": "a list of verifications"})
+        for item in items:
+            documents = item.get("documents") or []
+            if any(d.get("fileId") not in self.files for d in documents):
+                raise Invalid({"documents": "unknown fileId"})
+            found = next((v for v in profile["verifications"] if v["kind"] == item.get("kind")),
+                         None)  # fmt: skip
+            if found is None:
+                found = {"kind": item.get("kind"), "state": "incomplete"}
+                profile["verifications"].append(found)
+            found["state"] = "pending" if documents else "incomplete"
         return JSONResponse({}, status_code=202)
 
     async def _link_address(self, request: Request) -> Response:

@@ -197,6 +197,10 @@ class MoneriumClient:
     ) -> Answer:
         return await self._call("PATCH", path, json=dict(body), expect=expect, fields=fields)
 
+    async def upload(self, path: str, filename: str, content_type: str, data: bytes) -> Answer:
+        """A multipart upload (`file`), as `POST /files` takes a document."""
+        return await self._call("POST", path, files={"file": (filename, data, content_type)})
+
     async def _call(
         self,
         method: str,
@@ -204,6 +208,7 @@ class MoneriumClient:
         *,
         params: Mapping[str, str] | None = None,
         json: Mapping[str, Any] | None = None,
+        files: Mapping[str, tuple[str, bytes, str]] | None = None,
         expect: Collection[int] = (),
         fields: FieldMapper | None = None,
     ) -> Answer:
@@ -214,6 +219,7 @@ class MoneriumClient:
                 path,
                 params=params,
                 json=json,
+                files=files,
                 headers={"Authorization": f"Bearer {token}"},
             )
             response = await self._exchange(request)

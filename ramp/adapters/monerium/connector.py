@@ -120,6 +120,32 @@ class MoneriumConnector:
         async with self._client(ctx) as client:
             await profiles.submit_details(client, customer, kyc_basic, email=email, phone=phone)
 
+    async def forward_form(
+        self,
+        ctx: ProviderContext,
+        customer: ProviderCustomerRef,
+        requirement: str,
+        payload: Mapping[str, Any],
+        *,
+        email: str,
+    ) -> None:
+        """What our hosted page collected for `requirement`, into the profile's sections:
+        KYC_BASIC's details and ID document, PROOF_OF_ADDRESS's document."""
+        if requirement not in profiles.VERIFICATION_KINDS:
+            raise NotSupported(f"Monerium takes no form for {requirement}")
+        async with self._client(ctx) as client:
+            if requirement == profiles.KYC_BASIC:
+                await profiles.submit_details(client, customer, payload, email=email)
+                document = payload.get("idDocument") or {}
+                await profiles.submit_document(
+                    client, customer, requirement, document.get("file") or {},
+                    document.get("documentType"),
+                )  # fmt: skip
+            else:
+                await profiles.submit_document(
+                    client, customer, requirement, payload.get("file") or {}
+                )
+
     def link_request(
         self, ctx: ProviderContext, address: str, currency_code: str
     ) -> SigningRequest:

@@ -19,6 +19,7 @@ come by `profile.updated` webhooks or by reading the profile.
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import uuid
 from collections.abc import Mapping, Sequence
@@ -30,6 +31,7 @@ from ramp.adapters.contract import (
     CustomerProfile,
     NotSupported,
     ProviderCustomerRef,
+    ProviderRefused,
 )
 from ramp.intents.states import StepOutcome
 
@@ -224,3 +226,41 @@ REQUIRED_PERSONAL: Final = (
     "firstName", "lastName", "address", "postalCode", "city", "country", "nationality",
     "birthday", "phone", "email",
 )  # fmt: skip
+
+
+# Our requirement -> Monerium's verification kind and document kind for its file.
+VERIFICATION_KINDS: Final[Mapping[str, tuple[str, str]]] = {
+    KYC_BASIC: ("idDocument", "passport"),
+    PROOF_OF_ADDRESS: ("proofOfResidency", "proofOfResidency"),
+}
+DOCUMENT_KINDS: Final[Mapping[str, str]] = {
+    "PASSPORT": "passport",
+    "NATIONAL_ID": "nationalIdentityCard",
+    "DRIVING_LICENCE": "drivingLicense",
+}
+
+
+async def submit_document(
+    client: MoneriumClient,
+    customer: ProviderCustomerRef,
+    requirement: str,
+    document: Mapping[str, Any],
+    document_type: str | None = None,
+) -> str:
+    """Uploads one of our documents (`POST /files`) and attaches it to the profile's
+    verification for `requirement` (`PATCH /profiles/{id}/verifications`); the file id."""
+    verification, kind = VERIFICATION_KINDS[requirement]
+    kind = DOCUMENT_KINDS.get(str(document_type), kind) if requirement == KYC_BASIC else kind
+    data = base64.b64decode(str(document["data"]))
+    uploaded = await client.upload(
+        "/files", str(document["filename"]), str(document["contentType"]), data
+    )
+    file_id = str((uploaded.body or {}).get("id") or "")
+    if not file_id:
+        raise ProviderRefused("Monerium returned an upload without a file id")
+    await client.patch(
+        f"/profiles/{customer.provider_customer_id}/verifications",
+        {"personal": [{"kind": verification, "documents": [{"kind": kind, "fileId": file_id}]}]},
+        expect=(409,),
+    )
+    return file_id
