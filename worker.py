@@ -51,6 +51,7 @@ from ramp.intents.workflow_client import IntentWorkflowClient
 from ramp.observability.backlog import sample_backlogs_until
 from ramp.observability.process import configure_process_logging, observe_worker
 from ramp.observability.tracing import worker_interceptors
+from ramp.onboarding.provider_forms import ProviderFormsVerifier
 from ramp.onboarding.verification import Verifiers, catalog_verifiers
 from ramp.provider_webhooks.relay import run_relay
 from ramp.security.encryption import SecretBox
@@ -160,7 +161,11 @@ def build_worker(
         if dispatcher is not None
         else WebhookActivities(db, retention=webhook_retention, event_retention=event_retention)
     )
-    onboarding = OnboardingActivities(db, secret_box, verifiers or catalog_verifiers())
+    # Monerium decides its own profile's sections: our forms are forwarded to it.
+    forwarded = Verifiers({"MONERIUM": ProviderFormsVerifier(db, secret_box, connectors)})
+    onboarding = OnboardingActivities(
+        db, secret_box, verifiers or catalog_verifiers().merged(forwarded)
+    )
     providers = ProviderActivities(db, secret_box, connectors)
     return ServiceWorker(
         client,

@@ -32,6 +32,7 @@ from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
 from activities.provider_errors import temporal_error
+from ramp.adapters.capabilities import SigningConnector
 from ramp.adapters.contract import (
     CallMode,
     Connector,
@@ -64,6 +65,7 @@ from ramp.intents.provider_calls import (
 )
 from ramp.observability import metrics
 from ramp.provider_accounts.service import mark_unhealthy, provider_context
+from ramp.provider_signing.service import stored_authorization
 from ramp.quotes.accounts import ConnectorQuoter
 from ramp.quotes.partner_fee import partner_fee_bps
 from ramp.quotes.receipt import order_receipt
@@ -157,6 +159,14 @@ class ProviderActivities:
             ctx,
         ):
             customer = await self._customer(connector, ctx, request.customer_id)
+            if isinstance(connector, SigningConnector):
+                # The customer's signature of the order, where the provider asks for one.
+                async with self._db() as session:
+                    signed = await stored_authorization(
+                        session, request.intent_id, self._secret_box
+                    )
+                if signed is not None:
+                    placed = placed.model_copy(update={"authorization": signed})
             payout: ProviderAccountRef | None = None
             if request.movement_type is MovementType.OFFRAMP:
                 payout = await self._payout_account(

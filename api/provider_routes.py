@@ -16,7 +16,8 @@ PROVIDER_ROUTES: list[BaseRoute] = [
         receive_provider_webhook,
         Operation(
             "receiveProviderWebhook",
-            "A provider's signed event (Bridge: X-Webhook-Signature): verified, stored and "
+            "A provider's signed event (Bridge: X-Webhook-Signature; Monerium: Standard "
+            "Webhooks with the secret we sent it): verified, stored and "
             "acknowledged at once, then applied to the intent it names",
             auth=None,
             status=200,

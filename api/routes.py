@@ -45,6 +45,7 @@ from api.provider_routes import PROVIDER_ROUTES
 from api.reference import REFERENCE_ROUTES
 from api.routing import ROUTING_ROUTES
 from api.sandbox_routes import SANDBOX_ROUTES
+from api.signing_routes import SIGNING_ROUTES
 from api.walletpay import issue_nonce, verify_challenge
 from api.webhooks import (
     create_endpoint,
@@ -243,6 +244,7 @@ V1: list[BaseRoute] = [
     *CLIENT_ROUTES,
     *EVENT_ROUTES,
     *PROVIDER_ROUTES,
+    *SIGNING_ROUTES,
     # Sandbox only (404 in production): stand-ins for providers and verification.
     *SANDBOX_ROUTES,
     *ROUTING_ROUTES,

@@ -105,6 +105,10 @@ class IntentError(StrEnum):
     QUOTE_NOT_FOUND = "QUOTE_NOT_FOUND"
     # A sandbox intent created before sandbox clocks: its timers cannot be moved (409).
     CLOCK_NOT_MOVABLE = "CLOCK_NOT_MOVABLE"
+    # A wallet signature for the intent's provider (issue 27): none is asked now (409),
+    # or the one given is not of the message to sign (400).
+    NOTHING_TO_SIGN = "NOTHING_TO_SIGN"
+    SIGNATURE_REFUSED = "SIGNATURE_REFUSED"
 
 
 class CancelRefusal(StrEnum):

@@ -135,7 +135,7 @@ def test_currency_lookup_is_exact() -> None:
 def test_sandbox_roster_and_production_roster() -> None:
     assert len(SANDBOX) >= 4
     # Production: the real providers with a connector (ramp/adapters/registry.py).
-    assert [p.code for p in providers_for("production")] == ["BRIDGE"]
+    assert [p.code for p in providers_for("production")] == ["BRIDGE", "MONERIUM"]
     assert all(p.environment == "production" for p in providers_for("production"))
     with pytest.raises(ValueError, match="unknown environment"):
         providers_for("staging")

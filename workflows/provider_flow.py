@@ -46,6 +46,7 @@ from ramp.intents.provider_calls import (
 )
 from ramp.intents.states import PlanStatus, ProviderEventType, TransactionStatus
 from workflows import provider_calls as calls
+from workflows.declined_orders import DeclinedOrders
 from workflows.failover import ORDER_BUDGET, Failover, moved_reason
 
 # How long `execute` waits for a network provider's order before answering without it.
@@ -60,7 +61,7 @@ POLL_BUDGET = timedelta(minutes=10)
 LATE_DEPOSIT_WATCH = timedelta(days=30)
 
 
-class ProviderFlow(Failover):
+class ProviderFlow(Failover, DeclinedOrders):
     # --- the driver -----------------------------------------------------------------
 
     async def _run_provider(self, state: IntentState) -> None:
@@ -104,7 +105,7 @@ class ProviderFlow(Failover):
                 return
             if state.transaction is None and len(state.provider_moves) == moves:
                 self._order_again = False
-                await self._place_order(state)
+                await self._place_until_placed(state)  # workflows/declined_orders.py
             if (
                 state.transaction is None
                 and not lifecycle.is_terminal(state)
@@ -313,6 +314,7 @@ class ProviderFlow(Failover):
         waits for it (bounded) without holding the lock."""
         if not state.execution_requested:
             state.execution_requested = True
+        self._asked_again()  # workflows/declined_orders.py
         try:
             await workflow.wait_condition(
                 lambda: (

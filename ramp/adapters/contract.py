@@ -21,6 +21,14 @@ from typing import Any, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
+# The error family lives in ramp/adapters/errors.py; connectors import it from here.
+from ramp.adapters.errors import CredentialsRejected as CredentialsRejected
+from ramp.adapters.errors import NotSupported as NotSupported
+from ramp.adapters.errors import ProviderError as ProviderError
+from ramp.adapters.errors import ProviderOutOfService as ProviderOutOfService
+from ramp.adapters.errors import ProviderRefused as ProviderRefused
+from ramp.adapters.errors import ProviderUnavailable as ProviderUnavailable
+from ramp.adapters.errors import WebhookRejected as WebhookRejected
 from ramp.catalog import MovementType, Rail
 from ramp.intents.models import TransactionContext
 from ramp.intents.states import ProviderEventType, StepOutcome
@@ -35,6 +43,7 @@ __all__ = [
     "Connector",
     "CredentialsRejected",
     "CustomerProfile",
+    "DepositMatch",
     "NotSupported",
     "ProviderAccountRef",
     "ProviderComplianceEvent",
@@ -54,6 +63,8 @@ __all__ = [
     "QuoteRequest",
     "Quoter",
     "RailQuoteRequest",
+    "SignedMessage",
+    "SigningRequest",
     "TransactionOrder",
     "WebhookRegistration",
     "WebhookRejected",
@@ -103,6 +114,30 @@ class AccountDetails(BaseModel):
     metadata: dict[str, Any]
 
 
+class SigningRequest(BaseModel):
+    """A message the customer signs with their wallet (EIP-191 `personal_sign`) for a
+    provider that takes the wallet's word rather than a deposit (Monerium: linking an
+    address to the customer, a redeem order). Shown to the customer exactly as signed."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    purpose: str  # LINK_ADDRESS or REDEEM_ORDER
+    address: str  # the wallet that must sign
+    chain: str | None = None  # the provider's chain name, where it matters
+    message: str
+    # A signature of this message is refused after this moment (a redeem's timestamp).
+    expires_at: datetime | None = None
+
+
+class SignedMessage(BaseModel):
+    """A `SigningRequest`'s message with the wallet's signature (0x-prefixed hex)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    message: str
+    signature: str
+
+
 class TransactionOrder(BaseModel):
     """What the service asks a provider to set up for one intent."""
 
@@ -115,6 +150,9 @@ class TransactionOrder(BaseModel):
     amount: Amount  # in the source's currency
     source: AccountDetails
     destination: AccountDetails
+    # The customer's signature of what the provider's `prepare_transfer` asked for
+    # (ramp/adapters/capabilities.py): None where none is asked (all but Monerium).
+    authorization: SignedMessage | None = None
 
     @property
     def money(self) -> Money:
@@ -159,6 +197,9 @@ class ProviderContext(_Model):
     # Verification key of the provider's webhooks for this account (Bridge: a PEM
     # public key tied to the webhook endpoint), when the account has one.
     webhook_public_key: str | None = None
+    # The secret the provider signs this account's webhooks with, where we chose it
+    # (Monerium: Standard Webhooks, `GeneratesWebhookSecret`); stored encrypted.
+    webhook_secret: SecretStr | None = None
 
     @classmethod
     def without_credentials(cls, provider_account_id: str) -> ProviderContext:
@@ -191,6 +232,9 @@ class ComplianceMode(StrEnum):
     FORM = "FORM"  # we collect the data in our hosted onboarding and forward it
     LINK = "LINK"  # the customer completes the provider's hosted flow at `url`
     WAIT = "WAIT"  # the provider decides later; nothing for the customer to do
+    # The customer signs `ComplianceHandoff.signing` with their wallet on our hosted page
+    # (Monerium: the address link); `SigningConnector.submit_signature` forwards it.
+    SIGN = "SIGN"
 
 
 class ComplianceHandoff(_Model):
@@ -204,6 +248,8 @@ class ComplianceHandoff(_Model):
     # The provider's verdict so far: None while nothing is decided.
     outcome: StepOutcome | None = None
     reason: str | None = None
+    # What the customer signs, in SIGN mode.
+    signing: SigningRequest | None = None
 
 
 class ProviderAccountRef(_Model):
@@ -300,6 +346,18 @@ class ProviderTransferStatus(_Model):
     cancellable: bool = False
 
 
+class DepositMatch(_Model):
+    """What identifies money that arrived without our reference (Monerium: a SEPA
+    payment to the customer's IBAN with another memo): the provider's customer, the
+    amount and the payer's account. The relay gives it to the one open on-ramp of that
+    customer with that amount from that account, if exactly one."""
+
+    provider_customer_id: str
+    amount: Amount
+    currency: str
+    payer_iban: str | None = None
+
+
 class ProviderTransferEvent(_Model):
     """A verified provider webhook about a transfer."""
 
@@ -309,6 +367,12 @@ class ProviderTransferEvent(_Model):
     events: tuple[ProviderEventType, ...]  # as in `ProviderTransferStatus`
     reason: str | None = None
     occurred_at: datetime | None = None
+    # What the provider says it received with the deposit, where it says (Monerium's
+    # issue order): another amount than the order's is unmatched money.
+    received_amount: Amount | None = None
+    received_currency: str | None = None
+    # For money without our reference: how to find its intent otherwise.
+    match: DepositMatch | None = None
 
 
 class ProviderComplianceEvent(_Model):
@@ -323,61 +387,6 @@ class ProviderComplianceEvent(_Model):
 
 
 ProviderEvent = ProviderTransferEvent | ProviderComplianceEvent
-
-
-# --- errors ----------------------------------------------------------------------------
-
-
-class ProviderError(Exception):
-    """Base of every provider-neutral error a connector raises."""
-
-
-class ProviderUnavailable(ProviderError):
-    """Retry later: a timeout, a 5xx, a 429. `retry_after` is the provider's hint (s)."""
-
-    def __init__(self, message: str, retry_after: float | None = None) -> None:
-        super().__init__(message)
-        self.retry_after = retry_after
-
-
-class ProviderOutOfService(ProviderUnavailable):
-    """The provider is not serving for reasons of its own (down, or refusing transfers
-    while it is: a maintenance, its own limits), and says so at once: not retried within
-    the call, counted against the account's health, and an intent whose order it was
-    fails over to its next eligible provider (ramp/routing, workflows/failover.py).
-    Never a refusal of one customer or one transfer: that is `ProviderRefused`."""
-
-
-class ProviderRefused(ProviderError):
-    """The provider refused the request itself: never retried by us.
-
-    `reason` is in our words (safe to show the project); `fields` maps our JSON
-    pointers (into the account metadata or order) to the provider's complaint.
-    `final` (the default): the request can never succeed, so the intent fails with
-    the reason. Not final: the provider declined this attempt only (the sandbox's
-    test refusal, a maintenance window): the intent stays without a transaction and
-    the client may ask again (`POST /intent/{id}/transaction` answers 502).
-    """
-
-    def __init__(
-        self, reason: str, fields: Mapping[str, str] | None = None, *, final: bool = True
-    ) -> None:
-        super().__init__(reason)
-        self.reason = reason
-        self.fields = dict(fields or {})
-        self.final = final
-
-
-class CredentialsRejected(ProviderError):
-    """The provider does not accept the account's credentials: the account is unhealthy."""
-
-
-class NotSupported(ProviderError):
-    """The provider does not offer this flow (or not in this state of the object)."""
-
-
-class WebhookRejected(ProviderError):
-    """An inbound webhook failed verification (signature, staleness): apply nothing."""
 
 
 # --- the protocol ----------------------------------------------------------------------

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from ramp.adapters.bridge import BridgeConnector
 from ramp.adapters.contract import Connector
+from ramp.adapters.monerium import MoneriumConnector
 from ramp.adapters.sandbox import SandboxConnector
 from ramp.catalog import SANDBOX_PROVIDERS
 from ramp.security.network import PUBLIC_ONLY, NetworkPolicy, parse_networks
@@ -19,6 +20,7 @@ if TYPE_CHECKING:
 def _catalog(network: NetworkPolicy) -> dict[str, Connector]:
     connectors: dict[str, Connector] = {p.code: SandboxConnector(p) for p in SANDBOX_PROVIDERS}
     connectors["BRIDGE"] = BridgeConnector(network=network)
+    connectors["MONERIUM"] = MoneriumConnector(network=network)
     return connectors
 
 

@@ -278,8 +278,32 @@ BRIDGE = Provider(
     ),
 )
 
+# Monerium (its OpenAPI document, monerium/js-monorepo packages/openapi/openapi.yml;
+# docs/providers.md): EUR over SEPA to and from EURe, minted on a payment to the
+# customer's IBAN and burned by a signed redeem order. Of the chains Monerium lists
+# (Ethereum, Gnosis, Polygon, Arbitrum, Linea, Base, Noble) the catalog carries EURe on
+# Gnosis only. Orders are in whole cents and need a supporting document from 15,000
+# EUR, which we do not upload: the maximum stays below it. Monerium's profile decides
+# identity (details and ID document) and proof of residency, forwarded from our forms.
+_MONERIUM_CRYPTO = ("EURE_GNOSIS",)
+_MONERIUM_MAX = "14999.99"
+
+MONERIUM = Provider(
+    id=provider_id("MONERIUM"),
+    code="MONERIUM",
+    name="Monerium",
+    environment="production",
+    corridors=_both_ways(
+        _bank("EUR", [Rail.SEPA], _SEPA_COUNTRIES),
+        _crypto(*_MONERIUM_CRYPTO),
+        ("1.00", _MONERIUM_MAX),
+        _limits(_MONERIUM_CRYPTO, "1", _MONERIUM_MAX),
+    ),
+    requirements=(_req("KYC_BASIC"), _req("PROOF_OF_ADDRESS", "KYC_BASIC")),
+)
+
 # A production project routes through those of these it has a healthy account with.
-PRODUCTION_PROVIDERS: tuple[Provider, ...] = (BRIDGE,)
+PRODUCTION_PROVIDERS: tuple[Provider, ...] = (BRIDGE, MONERIUM)
 
 _ROSTERS: dict[str, tuple[Provider, ...]] = {
     "sandbox": SANDBOX_PROVIDERS,

@@ -124,6 +124,9 @@ class ProviderAccount(SQLModel, table=True):
     # provider signs its webhooks with (a public key: not a secret).
     webhook_endpoint_ref: str | None = Field(default=None, max_length=200)
     webhook_public_key: str | None = None
+    # The secret the provider signs webhooks with where we chose it (Monerium): a
+    # SecretBox ciphertext, bound to this account (ramp/provider_accounts/credentials.py).
+    webhook_secret_encrypted: str | None = None
     created_at: datetime = _created()
     updated_at: datetime = _created()
 
@@ -142,6 +145,17 @@ class ProviderCustomer(SQLModel, table=True):
     provider_customer_id: str = Field(max_length=200)
     # Provider-specific handles needed later (Bridge: the KYC link's id).
     handles: dict[str, str] = Field(sa_column=Column(JSON, nullable=False))
+    created_at: datetime = _created()
+
+
+class ProviderAuthorization(SQLModel, table=True):
+    """The customer's signature of an intent's order, for a provider that places an
+    order only with it (Monerium's redeem): read by the order's placement."""
+
+    __tablename__ = "provider_authorization"
+    intent_id: str = Field(primary_key=True, max_length=36)
+    # A SecretBox ciphertext of {"message", "signature"}, bound to the intent.
+    signed_encrypted: str
     created_at: datetime = _created()
 
 

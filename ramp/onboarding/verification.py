@@ -87,6 +87,10 @@ class Verifiers:
     def __init__(self, by_provider: Mapping[str, Verifier]) -> None:
         self._by_provider = dict(by_provider)
 
+    def merged(self, other: Verifiers) -> Verifiers:
+        """These verifiers and `other`'s (`other` wins for a provider in both)."""
+        return Verifiers({**self._by_provider, **other._by_provider})
+
     def for_provider(self, provider_code: str) -> Verifier:
         try:
             return self._by_provider[provider_code]

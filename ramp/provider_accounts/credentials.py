@@ -35,6 +35,30 @@ def unseal(
     return credentials
 
 
+def seal_webhook_secret(
+    secret_box: SecretBox, *, provider_account_id: str, provider_code: str, secret: str
+) -> str:
+    """The webhook secret we chose for an account (Monerium's), bound to that account: a
+    ciphertext copied onto another row, or a credentials ciphertext, does not open."""
+    envelope = {"providerAccountId": provider_account_id, "provider": provider_code,
+                "webhookSecret": secret}  # fmt: skip
+    return secret_box.encrypt(json.dumps(envelope, separators=(",", ":"), sort_keys=True))
+
+
+def unseal_webhook_secret(
+    secret_box: SecretBox, token: str, *, provider_account_id: str, provider_code: str
+) -> str:
+    envelope = json.loads(secret_box.decrypt(token))
+    if (
+        envelope.get("providerAccountId") != provider_account_id
+        or envelope.get("provider") != provider_code
+        or not isinstance(envelope.get("webhookSecret"), str)
+    ):
+        raise CredentialsMismatch("the stored webhook secret belongs to another provider account")
+    secret: str = envelope["webhookSecret"]
+    return secret
+
+
 def masked_hint(credentials: Mapping[str, Any], schema: Mapping[str, Any]) -> str:
     """The secret field(s) of the schema (`writeOnly`), masked: a prefix, an ellipsis
     and the last four characters, enough to recognise a key and never to use one."""

@@ -22,9 +22,11 @@ from enum import StrEnum
 from typing import Any
 
 import jsonschema
+from pydantic import SecretStr
 from sqlmodel import select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
+from ramp.adapters.capabilities import GeneratesWebhookSecret
 from ramp.adapters.contract import (
     Connector,
     CredentialsRejected,
@@ -40,7 +42,13 @@ from ramp.config import Environment
 from ramp.db.tables import Project, ProviderAccount
 from ramp.db.types import utcnow
 from ramp.errors import Conflict, InvalidInput, NotFound, ProviderAccountError, Unavailable
-from ramp.provider_accounts.credentials import masked_hint, seal, unseal
+from ramp.provider_accounts.credentials import (
+    masked_hint,
+    seal,
+    seal_webhook_secret,
+    unseal,
+    unseal_webhook_secret,
+)
 from ramp.security.encryption import SecretBox
 from ramp.security.network import UrlRefused
 from ramp.timestamps import format_timestamp
@@ -102,7 +110,9 @@ def view(account: ProviderAccount, public_url: str) -> ProviderAccountView:
         status_reason=account.status_reason,
         credentials_hint=account.credentials_hint,
         webhook_url=webhook_url(public_url, account.id),
-        webhook_registered=account.webhook_public_key is not None,
+        webhook_registered=(
+            account.webhook_endpoint_ref is not None or account.webhook_public_key is not None
+        ),
         created_at=account.created_at,
         updated_at=account.updated_at,
     )
@@ -184,14 +194,8 @@ async def set_provider_account(
             "documented host of their environment), then try again",
             {"provider": connector.code, "url": ctx.base_url},
         ) from None
-    try:
-        registration = await connector.register_webhook(ctx, webhook_url(public_url, account_id))
-    except ProviderError as error:
-        # Polling still moves every intent; the owner sees that events are not pushed.
-        if not isinstance(error, NotSupported):
-            log.warning("%s webhook not registered for %s: %s", connector.code, account_id, error)
-        registration = None
-    now = utcnow()
+    # Stored before the webhook is registered: a provider that tests our endpoint while
+    # subscribing (Monerium) finds the account and its webhook secret already there.
     account = (await session.get(ProviderAccount, account_id)) if existing else None
     if account is None:
         account = ProviderAccount(
@@ -204,12 +208,26 @@ async def set_provider_account(
     account.status = AccountStatus.HEALTHY
     account.status_reason = None
     account.active = True
-    account.updated_at = now
+    account.updated_at = utcnow()
+    webhook_secret = _webhook_secret(connector, account, secret_box)
+    session.add(account)
+    await session.commit()
+    ctx = ctx.model_copy(
+        update={"webhook_secret": SecretStr(webhook_secret) if webhook_secret else None}
+    )
+    try:
+        registration = await connector.register_webhook(ctx, webhook_url(public_url, account_id))
+    except ProviderError as error:
+        # Polling still moves every intent; the owner sees that events are not pushed.
+        if not isinstance(error, NotSupported):
+            log.warning("%s webhook not registered for %s: %s", connector.code, account_id, error)
+        registration = None
     if registration is not None:
         account.webhook_endpoint_ref = registration.endpoint_ref
         account.webhook_public_key = registration.public_key
-    session.add(account)
-    await session.commit()
+        account.updated_at = utcnow()
+        session.add(account)
+        await session.commit()
     return view(account, public_url)
 
 
@@ -298,7 +316,16 @@ async def provider_context(
         project_id=account.project_id,
         provider_code=account.provider_code,
     )
-    return account, connector, _context(connector, account.id, raw, account.webhook_public_key)
+    ctx = _context(connector, account.id, raw, account.webhook_public_key)
+    if account.webhook_secret_encrypted is not None:
+        secret = unseal_webhook_secret(
+            secret_box,
+            account.webhook_secret_encrypted,
+            provider_account_id=account.id,
+            provider_code=account.provider_code,
+        )
+        ctx = ctx.model_copy(update={"webhook_secret": SecretStr(secret)})
+    return account, connector, ctx
 
 
 # --- helpers ----------------------------------------------------------------------------
@@ -313,6 +340,28 @@ def _connector(provider_code: str, connectors: Connectors | None) -> Connector:
             {"providers": list(provider_codes(connectors))},
         )
     return connector
+
+
+def _webhook_secret(
+    connector: Connector, account: ProviderAccount, secret_box: SecretBox
+) -> str | None:
+    """The secret the provider is to sign this account's webhooks with, where we choose
+    it: the one stored (a subscription made earlier has it), else a new one, sealed on
+    the row. None for a provider that signs with its own key (Bridge)."""
+    if not isinstance(connector, GeneratesWebhookSecret):
+        return None
+    if account.webhook_secret_encrypted is not None:
+        return unseal_webhook_secret(
+            secret_box,
+            account.webhook_secret_encrypted,
+            provider_account_id=account.id,
+            provider_code=account.provider_code,
+        )
+    secret = connector.new_webhook_secret()
+    account.webhook_secret_encrypted = seal_webhook_secret(
+        secret_box, provider_account_id=account.id, provider_code=connector.code, secret=secret
+    )
+    return secret
 
 
 def _validate(connector: Connector, credentials: Mapping[str, Any]) -> None:

@@ -26,6 +26,7 @@ import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
 from pydantic import TypeAdapter
 from sqlalchemy.ext.asyncio import async_sessionmaker
@@ -47,9 +48,10 @@ from ramp.errors import NotAuthenticated, NotFound, ProviderWebhookError
 from ramp.intents.models import ProviderEvent as TransactionEvent
 from ramp.intents.models import StepUpdate
 from ramp.intents.provider_calls import provider_event_id
-from ramp.intents.states import IntentStatus
+from ramp.intents.states import IntentStatus, ProviderEventType
 from ramp.intents.workflow_client import IntentWorkflowClient, WorkflowEnded
 from ramp.provider_accounts.service import provider_context
+from ramp.provider_webhooks.matching import unreferenced_intent
 from ramp.security.encryption import SecretBox
 
 log = logging.getLogger(__name__)
@@ -176,6 +178,13 @@ async def relay(
     return relayed
 
 
+def _received(event: ProviderTransferEvent, event_type: ProviderEventType) -> dict[str, Any]:
+    """The amount received, on the deposit's event only (the workflow compares it)."""
+    if event_type is not ProviderEventType.DEPOSIT_RECEIVED or event.received_amount is None:
+        return {}
+    return {"received_amount": event.received_amount, "received_currency": event.received_currency}
+
+
 def _retry_in(attempts: int) -> timedelta:
     """When an event no intent matches is due again: 5 s doubling, at most 5 minutes."""
     doublings = min(max(attempts - 1, 0), 10)  # past the cap anyway; no overflow
@@ -235,6 +244,9 @@ async def _signal(
                     )
                 )
             ).first()
+        if found is None and event.match is not None:
+            # Money without our reference: its customer, amount and payer decide.
+            found = await unreferenced_intent(db, provider_account_id, event.match)
         if found is None:
             return False
         intent_id, transaction_id = found
@@ -247,6 +259,7 @@ async def _signal(
                         transaction_id=transaction_id,
                         type=event_type,
                         reason=event.reason,
+                        **_received(event, event_type),
                     ),
                 )
             except WorkflowEnded:

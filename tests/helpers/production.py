@@ -55,7 +55,14 @@ async def production_stack(
     """`settings` must be production's; yields an HTTP client of the API."""
     box = SecretBox.from_settings(settings)
     async with (
-        build_worker(client, db, box, provider_poll=provider_poll, task_queue=settings.task_queue),
+        build_worker(
+            client,
+            db,
+            box,
+            connectors=fast_connectors(),
+            provider_poll=provider_poll,
+            task_queue=settings.task_queue,
+        ),
         build_provider_worker(
             client, db, box, connectors=fast_connectors(), task_queue=settings.task_queue
         ),

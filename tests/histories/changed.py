@@ -194,3 +194,28 @@ class StoppedClockWorkflow(IntentWorkflow):
     @workflow.run
     async def run(self, request: IntentRequest) -> IntentOutcome:
         return await super().run(request)
+
+
+class _PlacingOnceIntent(IntentRun):
+    """The driver as before `monerium-declined-order-placed-again`: it places a network
+    connector's order once; a declined order is never placed again."""
+
+    async def _place_until_placed(self, state: IntentState) -> None:
+        await self._place_order(state)
+
+    def _asked_again(self) -> None:
+        return None
+
+
+@workflow.defn(name="IntentWorkflow")
+class PlacingOnceWorkflow(IntentWorkflow):
+    """A history recorded with the patch (intent_monerium_declined_onramp.json) must no
+    longer replay on it."""
+
+    @workflow.init
+    def __init__(self, request: IntentRequest) -> None:
+        self._intent = _PlacingOnceIntent(request)
+
+    @workflow.run
+    async def run(self, request: IntentRequest) -> IntentOutcome:
+        return await super().run(request)

@@ -110,7 +110,9 @@ TIME_SKIPPING_PATHS = (
 )
 # Production intents through the Bridge connector: tests/histories/record_connector.py.
 CONNECTOR_PATHS = ("bridge_onramp", "bridge_expired", "bridge_event_outruns_order")
-PATHS = DEV_SERVER_PATHS + TIME_SKIPPING_PATHS + CONNECTOR_PATHS
+# Through the Monerium connector: tests/histories/record_monerium.py.
+MONERIUM_PATHS = ("monerium_declined_onramp",)
+PATHS = DEV_SERVER_PATHS + TIME_SKIPPING_PATHS + CONNECTOR_PATHS + MONERIUM_PATHS
 # Longer than any intent lifetime the API sets by default (24 hours).
 _PAST_EXPIRY = timedelta(hours=25)
 _WORKFLOW_TIMEOUT = 30.0

@@ -51,6 +51,9 @@ let screenKey = null;
 let pollTimer = null;
 let dismissed = false;
 let announcedEnd = false;
+// What the customer's wallet signs next (issue 27): undefined until asked, null when
+// nothing is, else the request of GET /signature.
+let signing = undefined;
 const completedSteps = new Set();
 
 // --- texts --------------------------------------------------------------------------
@@ -299,7 +302,11 @@ function render() {
   const step = currentStep();
   if (dismissed) screen = verificationEnded() ? closedPanel() : dismissedPanel();
   else if (FAILED_STATUSES.includes(view.status)) screen = failedPanel();
-  else if (view.planStatus === "COMPLETED") screen = completedPanel();
+  else if (view.planStatus === "COMPLETED" && !view.transaction && signing === undefined) {
+    screen = signingCheckPanel();
+  } else if (view.planStatus === "COMPLETED" && !view.transaction && signing) {
+    screen = signingPanel(signing);
+  } else if (view.planStatus === "COMPLETED") screen = completedPanel();
   else if (step && step.status === "SUBMITTED") {
     screen = reviewPanel(step);
     schedulePoll(REVIEW_POLL_MS);
@@ -319,6 +326,80 @@ function render() {
     screen.node.querySelector("h1").focus();
   }
   if (screen.after) screen.after();
+}
+
+// --- wallet signatures -----------------------------------------------------------------------
+
+function signingCheckPanel() {
+  const screen = panel("signing:check", t("signing.checking"),
+    el("div", { class: "panel__icon panel__icon--wait", "aria-hidden": "true" }));
+  screen.after = async () => {
+    const answer = await api("GET", "/signature");
+    signing = answer.ok && answer.body ? answer.body : null;
+    render();
+  };
+  return screen;
+}
+
+function hexOf(text) {
+  return "0x" + Array.from(new TextEncoder().encode(text), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+function signingPanel(request) {
+  const kind = request.purpose === "LINK_ADDRESS" ? "link" : "redeem";
+  const problem = el("div", { class: "summary", role: "alert", hidden: true });
+  const message = el("pre", { class: "signing__message", id: "signing-message", text: request.message });
+  const pasted = el("textarea", { class: "textarea", id: "signing-paste", rows: 3, spellcheck: "false", autocomplete: "off" });
+  const show = (text) => {
+    problem.textContent = text;
+    problem.hidden = !text;
+  };
+  const send = async (signature) => {
+    show("");
+    const answer = await api("POST", "/signature", { purpose: request.purpose, message: request.message, signature });
+    if (answer.ok) {
+      announce(t(`signing.${answer.body.outcome === "STORED" ? "stored" : "linked"}`));
+      signing = answer.body.outcome === "STORED" ? null : undefined;
+      render();
+    } else {
+      show(answer.body && answer.body.message ? t("signing.refused", { reason: answer.body.message }) : t("page.tryAgain"));
+    }
+  };
+  const signButton = el("button", { type: "button", class: "button button--primary", text: t("signing.sign") });
+  signButton.addEventListener("click", async () => {
+    if (!window.ethereum) return show(t("signing.noWallet"));
+    try {
+      const accounts = await window.ethereum.request({ method: "eth_requestAccounts" });
+      // The wallet must be the one the provider knows: checked before anything is signed.
+      if (!accounts.some((account) => account.toLowerCase() === request.address.toLowerCase())) {
+        return show(t("signing.wrongAccount", { address: request.address }));
+      }
+      const signature = await window.ethereum.request({ method: "personal_sign", params: [hexOf(request.message), request.address] });
+      await send(signature);
+    } catch (error) {
+      show(error && error.code === 4001 ? t("signing.declined") : t("page.tryAgain"));
+    }
+  });
+  const pasteButton = el("button", { type: "button", class: "button", text: t("signing.submitPasted") });
+  pasteButton.addEventListener("click", () => {
+    const value = pasted.value.trim();
+    if (!/^0x([0-9a-fA-F]{2})*$/.test(value)) return show(t("signing.notHex"));
+    return send(value);
+  });
+  return panel(
+    `signing:${request.purpose}`,
+    t(`signing.${kind}Title`),
+    el("p", { class: "panel__intro", text: t(`signing.${kind}Intro`, { provider: view.provider.name, address: request.address }) }),
+    el("label", { for: "signing-message", text: t("signing.messageLabel") }),
+    message,
+    problem,
+    el("div", { class: "actions" }, signButton),
+    el("details", { class: "signing__paste" },
+      el("summary", { text: t("signing.pasteSummary") }),
+      el("label", { for: "signing-paste", text: t("signing.pasteLabel") }),
+      pasted,
+      el("div", { class: "actions" }, pasteButton)),
+  );
 }
 
 function reviewPanel(step) {

@@ -1,0 +1,1 @@
+"""What the customer signs with their wallet for a provider that asks (Monerium)."""

@@ -1,0 +1,534 @@
+"""Production end to end through Monerium: a production project with a Monerium account
+pointing at the Monerium simulator, the real API, real Temporal, both workers and the
+real connector. An on-ramp EUR -> EURE_GNOSIS: Monerium approves the profile, the IBAN
+arrives after its 202, a SEPA payment quoting our reference is matched and the EURe
+minted; the access token expires mid-run and nothing fails. An on-ramp declined while
+the wallet is not linked is placed when the client asks again after the link."""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import json
+from collections.abc import AsyncIterator
+from datetime import date
+from typing import Any
+
+import httpx
+import pytest
+from eth_account import Account
+from eth_account.messages import encode_defunct
+from sqlalchemy.ext.asyncio import async_sessionmaker
+from sqlmodel.ext.asyncio.session import AsyncSession
+from temporalio.client import Client
+
+from ramp import projects, temporal
+from ramp.adapters.monerium.orders import payment_reference
+from ramp.config import Environment, Settings
+from ramp.db.tables import ProviderAccount
+from ramp.intents.lifecycle import workflow_id
+from ramp.provider_accounts import service
+from ramp.provider_accounts.credentials import unseal_webhook_secret
+from ramp.security.encryption import SecretBox
+from tests.helpers.onboarding import document, kyc_basic, onboarding_token, step, submit
+from tests.helpers.payments import SEPA, register_accounts, wait_for_intent, wallet
+from tests.helpers.production import customer_token, fast_connectors, production_stack
+from tests.helpers.projects import ProjectCredentials, bearer
+from tests.helpers.servers import derive_settings
+from tests.simulators.monerium import MoneriumSimulator, running
+
+CLIENT_ID = "5c2b9e10-6d4f-4c1e-9a7b-0f3e8d2a1b44"
+CLIENT_SECRET = "production-client-secret"
+WITHIN = 30.0
+WALLET = Account.from_key("0x" + "6e" * 32)
+SEPA_IBAN = SEPA["accountIdentifier"]["iban"]
+
+
+@pytest.fixture(scope="module")
+async def monerium() -> AsyncIterator[MoneriumSimulator]:
+    async with running(MoneriumSimulator(clients={CLIENT_ID: CLIENT_SECRET})) as simulator:
+        yield simulator
+
+
+@pytest.fixture(scope="module")
+def production(migrated: Settings) -> Settings:
+    return derive_settings(migrated, RAMP_ENV="production")
+
+
+@pytest.fixture(scope="module")
+async def http(
+    production: Settings, temporal_client: Client, sessions: async_sessionmaker[AsyncSession]
+) -> AsyncIterator[httpx.AsyncClient]:
+    async with production_stack(production, temporal_client, sessions) as client:
+        yield client
+
+
+async def notify(
+    http: httpx.AsyncClient, monerium: MoneriumSimulator, path: str, secret: str, kind: str,
+    data: dict[str, Any],
+) -> None:  # fmt: skip
+    """Monerium's notification, signed with the account's secret, posted to our endpoint
+    (the API is served in-process here, out of the simulator's reach)."""
+    body = json.dumps({"type": kind, "timestamp": "2026-11-26T03:00:00Z", "data": data}).encode()
+    answer = await http.post(path, content=body, headers=monerium.signed(secret, body))
+    assert answer.status_code == 200, answer.text
+
+
+async def test_an_onramp_mints_eure_for_a_sepa_payment_quoting_our_reference(
+    http: httpx.AsyncClient, db: AsyncSession, production: Settings, monerium: MoneriumSimulator
+) -> None:
+    monerium.reset()
+    box = SecretBox.from_settings(production)
+    created = await projects.create_project(
+        db, name="Euro shop", environment=Environment.PRODUCTION, secret_box=box
+    )
+    account = await service.set_provider_account(
+        db,
+        project_id=created.projectId,
+        provider_code="MONERIUM",
+        credentials={
+            "clientId": CLIENT_ID,
+            "clientSecret": CLIENT_SECRET,
+            "environment": "sandbox",
+            "baseUrl": monerium.url,
+        },
+        secret_box=box,
+        public_url=production.public_url,
+        connectors=fast_connectors(),
+    )
+    row = await db.get(ProviderAccount, account.id)
+    assert row is not None
+    assert row.webhook_secret_encrypted is not None
+    secret = unseal_webhook_secret(
+        box, row.webhook_secret_encrypted, provider_account_id=row.id, provider_code="MONERIUM"
+    )
+    path = f"/v1/provider-webhooks/{account.id}"
+    project = ProjectCredentials(
+        created.organizationId, created.projectId, created.clientId, created.clientSecret
+    )
+    providers = await http.get("/v1/providers", headers=project.basic)
+    assert [p["code"] for p in providers.json()] == ["MONERIUM"]
+
+    token = await customer_token(http, project, "lena")
+    address = "0x52908400098527886E0F7030069857D2E4169EE7"
+    accounts = await register_accounts(
+        http, token, "EUR", "EURE_GNOSIS", copy.deepcopy(SEPA), wallet("EURE_GNOSIS", address)
+    )
+    opened = await http.post(
+        "/v1/intent",
+        json={"srcExternalAccountId": accounts[0], "destExternalAccountId": accounts[1],
+              "amount": "250.00", "autoExecute": True},
+        headers=bearer(token),
+    )  # fmt: skip
+    assert opened.status_code == 201, opened.text
+    intent_id = opened.json()["intent"]["id"]
+    steps = {s["code"] for s in opened.json()["intent"]["compliancePlan"]["steps"]}
+    assert steps == {"KYC_BASIC", "PROOF_OF_ADDRESS"}
+    # The profile is made under our id when the compliance plan is asked for.
+    await wait_for_intent(http, token, intent_id, lambda _: bool(monerium.profiles),
+                          within=WITHIN)  # fmt: skip
+    [profile] = monerium.profiles.values()
+    # The customer linked the wallet earlier (the hosted signing step is not built yet).
+    monerium.addresses[address.lower()] = {
+        "profile": profile["id"], "address": address, "chains": ["chiado"]}  # fmt: skip
+
+    # Monerium approves the profile and says so; the token expires meanwhile.
+    await monerium.set_profile_state(profile["id"], "approved")
+    monerium.expire_tokens()
+    await notify(http, monerium, path, secret, "profile.updated", profile)
+
+    placed = await wait_for_intent(
+        http, token, intent_id, lambda b: b.get("transaction") is not None, within=WITHIN
+    )
+    [instruction] = placed["transaction"]["context"]["depositInstructions"]
+    details = instruction["instructions"]
+    [iban] = monerium.ibans
+    assert details["accountIdentifier"]["iban"] == iban
+    assert details["reference"] == payment_reference(placed["transaction"]["id"])
+    assert details["amount"] == "250.00"
+    assert len(monerium.calls("POST", "/ibans")) == 1  # a 202, then found on the retry
+    assert monerium.tokens_issued >= 2  # the expired token was replaced, not refused
+
+    # The payment lands quoting the reference: minted, then processed.
+    order = await monerium.incoming_sepa(iban, "250.00", f"Order {details['reference']}")
+    await notify(http, monerium, path, secret, "order.created", order)
+    await monerium.set_order_state(order["id"], "processed")
+    await notify(http, monerium, path, secret, "order.updated", order)
+    done = await wait_for_intent(
+        http, token, intent_id, lambda b: b["intent"]["status"] == "COMPLETED", within=WITHIN
+    )
+    assert done["transaction"]["status"] == "SUCCESS"
+
+
+async def test_a_declined_onramp_is_placed_when_asked_again_after_the_link(
+    http: httpx.AsyncClient, db: AsyncSession, production: Settings, monerium: MoneriumSimulator
+) -> None:
+    monerium.reset()
+    box = SecretBox.from_settings(production)
+    created = await projects.create_project(
+        db, name="Euro shop 2", environment=Environment.PRODUCTION, secret_box=box
+    )
+    account = await service.set_provider_account(
+        db,
+        project_id=created.projectId,
+        provider_code="MONERIUM",
+        credentials={
+            "clientId": CLIENT_ID,
+            "clientSecret": CLIENT_SECRET,
+            "environment": "sandbox",
+            "baseUrl": monerium.url,
+        },
+        secret_box=box,
+        public_url=production.public_url,
+        connectors=fast_connectors(),
+    )
+    row = await db.get(ProviderAccount, account.id)
+    assert row is not None
+    assert row.webhook_secret_encrypted is not None
+    secret = unseal_webhook_secret(
+        box, row.webhook_secret_encrypted, provider_account_id=row.id, provider_code="MONERIUM"
+    )
+    project = ProjectCredentials(
+        created.organizationId, created.projectId, created.clientId, created.clientSecret
+    )
+    token = await customer_token(http, project, "noor")
+    address = "0x8ba1f109551bD432803012645Ac136ddd64DBA72"
+    accounts = await register_accounts(
+        http, token, "EUR", "EURE_GNOSIS", copy.deepcopy(SEPA), wallet("EURE_GNOSIS", address)
+    )
+    opened = await http.post(
+        "/v1/intent",
+        json={"srcExternalAccountId": accounts[0], "destExternalAccountId": accounts[1],
+              "amount": "40.00", "autoExecute": False},
+        headers=bearer(token),
+    )  # fmt: skip
+    assert opened.status_code == 201, opened.text
+    intent_id = opened.json()["intent"]["id"]
+    await wait_for_intent(http, token, intent_id, lambda _: bool(monerium.profiles),
+                          within=WITHIN)  # fmt: skip
+    [profile] = monerium.profiles.values()
+    await monerium.set_profile_state(profile["id"], "approved")
+    await notify(http, monerium, f"/v1/provider-webhooks/{account.id}", secret,
+                 "profile.updated", profile)  # fmt: skip
+    await wait_for_intent(
+        http, token, intent_id,
+        lambda b: all(s["status"] == "COMPLETED" for s in b["intent"]["compliancePlan"]["steps"]),
+        within=WITHIN,
+    )  # fmt: skip
+
+    execute = f"/v1/intent/{intent_id}/transaction"
+    declined = await http.post(execute, json={}, headers=bearer(token))
+    assert declined.status_code == 502, declined.text
+    assert "has not linked" in declined.json()["message"]
+    assert monerium.calls("POST", "/ibans") == []
+    # Asked again before the link: declined again (the driver placed it again).
+    again = await http.post(execute, json={}, headers=bearer(token))
+    assert again.status_code == 502, again.text
+
+    # The customer links the wallet; the client asks again: placed.
+    monerium.addresses[address.lower()] = {
+        "profile": profile["id"], "address": address, "chains": ["chiado"]}  # fmt: skip
+    placed = await http.post(execute, json={}, headers=bearer(token))
+    assert placed.status_code in (200, 201), placed.text
+    envelope = await wait_for_intent(
+        http, token, intent_id, lambda b: b.get("transaction") is not None, within=WITHIN
+    )
+    [iban] = monerium.ibans
+    [instruction] = envelope["transaction"]["context"]["depositInstructions"]
+    assert instruction["instructions"]["accountIdentifier"]["iban"] == iban
+
+
+async def test_an_offramp_is_signed_through_the_api_and_redeemed(
+    http: httpx.AsyncClient, db: AsyncSession, production: Settings, monerium: MoneriumSimulator
+) -> None:
+    monerium.reset()
+    box = SecretBox.from_settings(production)
+    created = await projects.create_project(
+        db, name="Euro shop 3", environment=Environment.PRODUCTION, secret_box=box
+    )
+    account = await service.set_provider_account(
+        db,
+        project_id=created.projectId,
+        provider_code="MONERIUM",
+        credentials={
+            "clientId": CLIENT_ID,
+            "clientSecret": CLIENT_SECRET,
+            "environment": "sandbox",
+            "baseUrl": monerium.url,
+        },
+        secret_box=box,
+        public_url=production.public_url,
+        connectors=fast_connectors(),
+    )
+    row = await db.get(ProviderAccount, account.id)
+    assert row is not None
+    assert row.webhook_secret_encrypted is not None
+    secret = unseal_webhook_secret(
+        box, row.webhook_secret_encrypted, provider_account_id=row.id, provider_code="MONERIUM"
+    )
+    path = f"/v1/provider-webhooks/{account.id}"
+    project = ProjectCredentials(
+        created.organizationId, created.projectId, created.clientId, created.clientSecret
+    )
+    token = await customer_token(http, project, "ines")
+    accounts = await register_accounts(
+        http, token, "EURE_GNOSIS", "EUR", wallet("EURE_GNOSIS", WALLET.address),
+        copy.deepcopy(SEPA),
+    )  # fmt: skip
+    opened = await http.post(
+        "/v1/intent",
+        json={"srcExternalAccountId": accounts[0], "destExternalAccountId": accounts[1],
+              "amount": "75.50", "autoExecute": False},
+        headers=bearer(token),
+    )  # fmt: skip
+    assert opened.status_code == 201, opened.text
+    intent_id = opened.json()["intent"]["id"]
+    signature_path = f"/v1/intent/{intent_id}/signature"
+    await wait_for_intent(http, token, intent_id, lambda _: bool(monerium.profiles),
+                          within=WITHIN)  # fmt: skip
+    [profile] = monerium.profiles.values()
+    await monerium.set_profile_state(profile["id"], "approved")
+    await notify(http, monerium, path, secret, "profile.updated", profile)
+
+    # First the wallet's link, on the hosted page (its onboarding token): exactly
+    # Monerium's sentence, signed by the wallet.
+    hosted = f"/v1/onboarding/{intent_id}/signature"
+    page = bearer(onboarding_token(opened.json()))
+    link = await http.get(hosted, headers=page)
+    assert link.status_code == 200, link.text
+    assert link.json()["purpose"] == "LINK_ADDRESS"
+    assert link.json()["address"] == WALLET.address
+    assert (await http.get(hosted, headers=bearer(token))).status_code == 401
+    forged = await http.post(
+        hosted,
+        json={"purpose": "LINK_ADDRESS", "message": "something else", "signature": "0x00"},
+        headers=page,
+    )
+    assert forged.status_code == 400, forged.text
+    assert forged.json()["code"] == "SIGNATURE_REFUSED"
+    linked = await http.post(
+        hosted,
+        json={"purpose": "LINK_ADDRESS", "message": link.json()["message"],
+              "signature": _sign(link.json()["message"])},
+        headers=page,
+    )  # fmt: skip
+    assert linked.json() == {"purpose": "LINK_ADDRESS", "outcome": "LINKED"}, linked.text
+
+    # Then the redeem order (the project's app this time, with the customer's token):
+    # amount, IBAN and a deadline, signed and kept for the order.
+    redeem = await http.get(signature_path, headers=bearer(token))
+    assert redeem.json()["purpose"] == "REDEEM_ORDER", redeem.text
+    message = redeem.json()["message"]
+    assert message.startswith("Send EUR 75.50 to DE89370400440532013000 at ")
+    stored = await http.post(
+        signature_path,
+        json={"purpose": "REDEEM_ORDER", "message": message, "signature": _sign(message)},
+        headers=bearer(token),
+    )
+    assert stored.json() == {"purpose": "REDEEM_ORDER", "outcome": "STORED"}, stored.text
+    await wait_for_intent(
+        http, token, intent_id,
+        lambda b: all(s["status"] == "COMPLETED" for s in b["intent"]["compliancePlan"]["steps"]),
+        within=WITHIN,
+    )  # fmt: skip
+    placed = await http.post(f"/v1/intent/{intent_id}/transaction", json={},
+                             headers=bearer(token))  # fmt: skip
+    assert placed.status_code in (200, 201), placed.text
+    [order] = monerium.orders.values()
+    assert (order["kind"], order["amount"]) == ("redeem", "75.50")
+    assert monerium.calls("POST", "/orders")[0].body["message"] == message
+    nothing = await http.get(signature_path, headers=bearer(token))
+    assert nothing.status_code == 409
+    assert nothing.json()["code"] == "NOTHING_TO_SIGN"
+
+    for state in ("pending", "processed"):
+        await monerium.set_order_state(order["id"], state)
+        await notify(http, monerium, path, secret, "order.updated", order)
+    done = await wait_for_intent(
+        http, token, intent_id, lambda b: b["intent"]["status"] == "COMPLETED", within=WITHIN
+    )
+    assert done["transaction"]["status"] == "SUCCESS"
+
+
+def _sign(message: str) -> str:
+    signed = WALLET.sign_message(encode_defunct(text=message))
+    return "0x" + bytes(signed.signature).hex().removeprefix("0x")
+
+
+async def test_money_without_our_reference_and_money_off_the_amount(
+    http: httpx.AsyncClient,
+    db: AsyncSession,
+    production: Settings,
+    monerium: MoneriumSimulator,
+    temporal_client: Client,
+) -> None:
+    """A payment with no reference from the customer's own account, for the one open
+    on-ramp's amount, is that on-ramp's; a payment quoting a reference with another
+    amount is unmatched money on its intent."""
+    monerium.reset()
+    box = SecretBox.from_settings(production)
+    created = await projects.create_project(
+        db, name="Euro shop 4", environment=Environment.PRODUCTION, secret_box=box
+    )
+    account = await service.set_provider_account(
+        db,
+        project_id=created.projectId,
+        provider_code="MONERIUM",
+        credentials={
+            "clientId": CLIENT_ID,
+            "clientSecret": CLIENT_SECRET,
+            "environment": "sandbox",
+            "baseUrl": monerium.url,
+        },
+        secret_box=box,
+        public_url=production.public_url,
+        connectors=fast_connectors(),
+    )
+    row = await db.get(ProviderAccount, account.id)
+    assert row is not None
+    assert row.webhook_secret_encrypted is not None
+    secret = unseal_webhook_secret(
+        box, row.webhook_secret_encrypted, provider_account_id=row.id, provider_code="MONERIUM"
+    )
+    path = f"/v1/provider-webhooks/{account.id}"
+    project = ProjectCredentials(
+        created.organizationId, created.projectId, created.clientId, created.clientSecret
+    )
+    token = await customer_token(http, project, "omar")
+    address = "0x3f5CE5FBFe3E9af3971dD833D26bA9b5C936f0bE"
+    accounts = await register_accounts(
+        http, token, "EUR", "EURE_GNOSIS", copy.deepcopy(SEPA), wallet("EURE_GNOSIS", address)
+    )
+    intents = []
+    for amount in ("120.00", "99.00"):
+        opened = await http.post(
+            "/v1/intent",
+            json={"srcExternalAccountId": accounts[0], "destExternalAccountId": accounts[1],
+                  "amount": amount, "autoExecute": True},
+            headers=bearer(token),
+        )  # fmt: skip
+        assert opened.status_code == 201, opened.text
+        intents.append(opened.json()["intent"]["id"])
+        if len(intents) == 1:
+            await wait_for_intent(http, token, intents[0], lambda _: bool(monerium.profiles),
+                                  within=WITHIN)  # fmt: skip
+            [profile] = monerium.profiles.values()
+            monerium.addresses[address.lower()] = {
+                "profile": profile["id"], "address": address, "chains": ["chiado"]}  # fmt: skip
+            await monerium.set_profile_state(profile["id"], "approved")
+    await notify(http, monerium, path, secret, "profile.updated", profile)
+    placed = [
+        await wait_for_intent(
+            http, token, intent_id, lambda b: b.get("transaction") is not None, within=WITHIN
+        )
+        for intent_id in intents
+    ]
+    [iban] = monerium.ibans
+
+    # No reference, but the customer's account and the first on-ramp's amount: its money.
+    paid = await monerium.incoming_sepa(iban, "120.00", "Thanks!", payer_iban=SEPA_IBAN)
+    await notify(http, monerium, path, secret, "order.created", paid)
+    await monerium.set_order_state(paid["id"], "processed")
+    await notify(http, monerium, path, secret, "order.updated", paid)
+    done = await wait_for_intent(
+        http, token, intents[0], lambda b: b["intent"]["status"] == "COMPLETED", within=WITHIN
+    )
+    assert done["transaction"]["status"] == "SUCCESS"
+
+    # The second on-ramp's reference, with another amount: unmatched money on it.
+    reference = placed[1]["transaction"]["context"]["depositInstructions"][0]["instructions"][
+        "reference"
+    ]
+    short = await monerium.incoming_sepa(iban, "98.00", reference, payer_iban=SEPA_IBAN)
+    await notify(http, monerium, path, secret, "order.created", short)
+    handle = temporal_client.get_workflow_handle(workflow_id(intents[1]))
+    async with asyncio.timeout(WITHIN):
+        while True:
+            described = await handle.describe()
+            if described.typed_search_attributes.get(temporal.MONEY_ISSUE) == "UNMATCHED_DEPOSIT":
+                break
+            await asyncio.sleep(0.1)
+
+
+async def test_the_hosted_forms_are_forwarded_to_the_profile_and_monerium_decides(
+    http: httpx.AsyncClient, db: AsyncSession, production: Settings, monerium: MoneriumSimulator
+) -> None:
+    monerium.reset()
+    box = SecretBox.from_settings(production)
+    created = await projects.create_project(
+        db, name="Euro shop 5", environment=Environment.PRODUCTION, secret_box=box
+    )
+    account = await service.set_provider_account(
+        db,
+        project_id=created.projectId,
+        provider_code="MONERIUM",
+        credentials={
+            "clientId": CLIENT_ID,
+            "clientSecret": CLIENT_SECRET,
+            "environment": "sandbox",
+            "baseUrl": monerium.url,
+        },
+        secret_box=box,
+        public_url=production.public_url,
+        connectors=fast_connectors(),
+    )
+    row = await db.get(ProviderAccount, account.id)
+    assert row is not None
+    assert row.webhook_secret_encrypted is not None
+    secret = unseal_webhook_secret(
+        box, row.webhook_secret_encrypted, provider_account_id=row.id, provider_code="MONERIUM"
+    )
+    project = ProjectCredentials(
+        created.organizationId, created.projectId, created.clientId, created.clientSecret
+    )
+    token = await customer_token(http, project, "yara")
+    accounts = await register_accounts(
+        http, token, "EUR", "EURE_GNOSIS", copy.deepcopy(SEPA), wallet("EURE_GNOSIS")
+    )
+    opened = await http.post(
+        "/v1/intent",
+        json={"srcExternalAccountId": accounts[0], "destExternalAccountId": accounts[1],
+              "amount": "60.00"},
+        headers=bearer(token),
+    )  # fmt: skip
+    intent_id = opened.json()["intent"]["id"]
+    page = onboarding_token(opened.json())
+    await wait_for_intent(http, token, intent_id, lambda _: bool(monerium.profiles),
+                          within=WITHIN)  # fmt: skip
+    [profile] = monerium.profiles.values()
+
+    identity = await submit(http, intent_id, page, "KYC_BASIC", kyc_basic())
+    assert identity.status_code == 200, identity.text
+    assert step(identity.json(), "KYC_BASIC")["status"] == "SUBMITTED"
+    details = monerium.calls("PATCH", f"/profiles/{profile['id']}/details")[0].body
+    assert details["personal"]["lastName"] == kyc_basic()["lastName"]
+    assert details["personal"]["idDocument"]["kind"] == "passport"
+    # Monerium reviews the identity first (the address step depends on it).
+    await monerium.set_profile_state(
+        profile["id"], "pending", {"details": "approved", "idDocument": "approved"}
+    )
+    await notify(http, monerium, f"/v1/provider-webhooks/{account.id}", secret,
+                 "profile.updated", monerium.profiles[profile["id"]])  # fmt: skip
+    await wait_for_intent(
+        http, token, intent_id,
+        lambda b: b["intent"]["compliancePlan"]["steps"][0]["status"] == "COMPLETED",
+        within=WITHIN,
+    )  # fmt: skip
+    address = await submit(http, intent_id, page, "PROOF_OF_ADDRESS", {
+        "documentType": "UTILITY_BILL", "issuer": "Vattenfall",
+        "issueDate": date.today().isoformat(), "file": document(),
+    })  # fmt: skip
+    assert address.status_code == 200, address.text
+    kinds = {v["kind"]: v["state"] for v in monerium.profiles[profile["id"]]["verifications"]}
+    assert kinds == {"idDocument": "approved", "proofOfResidency": "pending"}
+    assert len(monerium.files) == 2
+
+    # Monerium decides: approved, by webhook.
+    await monerium.set_profile_state(profile["id"], "approved")
+    await notify(http, monerium, f"/v1/provider-webhooks/{account.id}", secret,
+                 "profile.updated", monerium.profiles[profile["id"]])  # fmt: skip
+    await wait_for_intent(
+        http, token, intent_id,
+        lambda b: all(s["status"] == "COMPLETED" for s in b["intent"]["compliancePlan"]["steps"]),
+        within=WITHIN,
+    )  # fmt: skip
