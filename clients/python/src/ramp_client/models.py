@@ -251,6 +251,10 @@ class CreateIntent(BaseModel):
     """
     Where the hosted onboarding sends the customer after showing the deposit instructions; its origin must be one of the project's onboarding origins
     """
+    quote_id: str | None = Field(None, alias="quoteId")
+    """
+    A quote of GET /v1/intent/quote for this payment: its provider is used while the quote is valid (409 QUOTE_EXPIRED after)
+    """
     src_external_account_id: str = Field(..., alias="srcExternalAccountId")
     """
     Id of the source external account (`source.id` of the registered pair)
@@ -300,6 +304,10 @@ class CreateIntentWithAccounts(BaseModel):
     checkout_redirect_url: str | None = Field(None, alias="checkoutRedirectUrl")
     """
     Where the hosted onboarding sends the customer after showing the deposit instructions; its origin must be one of the project's onboarding origins
+    """
+    quote_id: str | None = Field(None, alias="quoteId")
+    """
+    A quote of GET /v1/intent/quote for this payment: its provider is used while the quote is valid (409 QUOTE_EXPIRED after)
     """
     src: str
     """
@@ -498,6 +506,10 @@ class ErrorEnvelope(BaseModel):
     details: dict[str, Any]
     """
     Context; `fields` lists FieldViolation objects for invalid input
+    """
+    request_id: str | None = Field(None, alias="requestId")
+    """
+    This request's id, as in the X-Request-Id response header: quote it to support (operators find the request's log lines and trace by it)
     """
 
 
@@ -932,6 +944,51 @@ class ProviderAccountResource(BaseModel):
     """
 
 
+class ProviderHealthResource(BaseModel):
+    model_config = ConfigDict(
+        populate_by_name=True,
+    )
+    provider_id: str = Field(..., alias="providerId")
+    """
+    Id of the provider (one of a route's `providerIds`)
+    """
+    provider_code: str = Field(..., alias="providerCode")
+    """
+    The provider's code (e.g. sandbox_atlas, bridge)
+    """
+    provider_account_id: str = Field(..., alias="providerAccountId")
+    status: Literal["HEALTHY", "DEGRADED", "DOWN"]
+    """
+    The provider health's status (docs/states.md lists every status and transition)
+    """
+    consecutive_failures: int = Field(..., alias="consecutiveFailures")
+    error_rate: float = Field(..., alias="errorRate")
+    """
+    Share of the last 20 calls that failed (0 to 1)
+    """
+    last_failure: str | None = Field(..., alias="lastFailure")
+    last_failure_at: str | None = Field(..., alias="lastFailureAt")
+    probe_at: str | None = Field(..., alias="probeAt")
+    """
+    When a DOWN account is next tried (half-open)
+    """
+
+
+class ProviderMoveResource(BaseModel):
+    model_config = ConfigDict(
+        populate_by_name=True,
+    )
+    from_provider_code: str = Field(..., alias="fromProviderCode")
+    from_provider_account_id: str = Field(..., alias="fromProviderAccountId")
+    to_provider_code: str = Field(..., alias="toProviderCode")
+    to_provider_account_id: str = Field(..., alias="toProviderAccountId")
+    reason: str
+    """
+    Why, in words
+    """
+    at: AwareDatetime
+
+
 class ProviderWebhookBody(BaseModel):
     """
     The provider's own event (Bridge: `event_id`, `event_category`, `event_type`,
@@ -1194,6 +1251,84 @@ class RouteResource(BaseModel):
     provider_ids: list[str] = Field(..., alias="providerIds")
     """
     Providers serving the route: any is a valid `providerId`
+    """
+
+
+class RoutingBody(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+        populate_by_name=True,
+    )
+    strategy: Literal["FIRST_ELIGIBLE", "BEST_PRICE"]
+    """
+    FIRST_ELIGIBLE: the first eligible provider in catalog order (the default); BEST_PRICE: the one whose quote nets the most at the destination
+    """
+
+
+class SandboxClockAdvance(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+        populate_by_name=True,
+    )
+    seconds: int
+    """
+    How far to move the intent's timers forward, in seconds
+    """
+
+
+class SandboxClockAdvanced(BaseModel):
+    model_config = ConfigDict(
+        populate_by_name=True,
+    )
+    intent_id: str = Field(..., alias="intentId")
+    """
+    Id of the intent
+    """
+    advanced_seconds: int = Field(..., alias="advancedSeconds")
+    """
+    This call's advance
+    """
+    clock_offset_seconds: float | None = Field(..., alias="clockOffsetSeconds")
+    """
+    How far the intent's clock is ahead of the real one, all advances together; null once its workflow has ended (only webhook retries moved)
+    """
+    webhook_retries_moved: int = Field(..., alias="webhookRetriesMoved")
+    """
+    Webhook deliveries of the intent's events, waiting for an attempt, made due that much sooner (due now at the latest)
+    """
+
+
+class SandboxProviderBehaviourBody(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+        populate_by_name=True,
+    )
+    mode: Literal["UP", "DOWN", "SLOW", "REFUSE_TRANSFERS"]
+    """
+    UP: as usual; DOWN: every call fails (connection refused); SLOW: every call answers after the activity timeout; REFUSE_TRANSFERS: orders refused for the provider's own reasons
+    """
+    seconds: int | None = None
+    """
+    For how long; without it, until set back to UP
+    """
+
+
+class SandboxProviderBehaviourResource(BaseModel):
+    model_config = ConfigDict(
+        populate_by_name=True,
+    )
+    provider_id: str = Field(..., alias="providerId")
+    """
+    Id of the provider (one of a route's `providerIds`)
+    """
+    provider_code: str = Field(..., alias="providerCode")
+    """
+    The provider's code (e.g. sandbox_atlas, bridge)
+    """
+    mode: Literal["UP", "DOWN", "SLOW", "REFUSE_TRANSFERS"]
+    until: str | None
+    """
+    When the provider is UP again by itself (UTC)
     """
 
 
@@ -1964,6 +2099,45 @@ class ExternalAccountResource(BaseModel):
     """
 
 
+class IntentProviderMoved(BaseModel):
+    """
+    INTENT_STATUS_CHANGED of a failover (issue 26): the intent moved to another
+    provider, and why; its status is unchanged (the move happens before any transaction).
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+        populate_by_name=True,
+    )
+    intent_id: str = Field(..., alias="intentId")
+    """
+    Id of the intent
+    """
+    customer_id: str = Field(..., alias="customerId")
+    """
+    Id of the customer (the service's id, not the project's own)
+    """
+    status: Literal["PENDING", "PROCESSING", "COMPLETED", "FAILED", "EXPIRED", "CANCELLED"] = Field(
+        ..., title="IntentStatus"
+    )
+    """
+    The intent provider moved's status (docs/states.md lists every status and transition)
+    """
+    previous_status: (
+        Literal["PENDING", "PROCESSING", "COMPLETED", "FAILED", "EXPIRED", "CANCELLED"] | None
+    ) = Field(..., alias="previousStatus")
+    """
+    The status before this change; null when the event reports a creation
+    """
+    failure_reason: str | None = Field(..., alias="failureReason")
+    """
+    Why it failed, in words; null unless the status is FAILED
+    """
+    moved_from_provider_code: str = Field(..., alias="movedFromProviderCode")
+    moved_to_provider_code: str = Field(..., alias="movedToProviderCode")
+    move_reason: str = Field(..., alias="moveReason")
+
+
 class InviteResource(BaseModel):
     """
     `url` is shown once: only its hash is stored.
@@ -2043,6 +2217,10 @@ class MoneyMovementPlanResource(BaseModel):
     updated_at: AwareDatetime = Field(..., alias="updatedAt")
     """
     When the money movement plan last changed (ISO 8601, UTC, milliseconds)
+    """
+    provider_moves: list[ProviderMoveResource] | None = Field(None, alias="providerMoves")
+    """
+    Each failover to another provider (its own failure to create the transaction), oldest first: from which account, to which, and why
     """
 
 
@@ -2211,6 +2389,14 @@ class OpenInviteResource(BaseModel):
     """
 
 
+class ProjectRoutingResource(BaseModel):
+    model_config = ConfigDict(
+        populate_by_name=True,
+    )
+    strategy: Literal["FIRST_ELIGIBLE", "BEST_PRICE"]
+    providers: list[ProviderHealthResource]
+
+
 class ProviderEventAccepted(BaseModel):
     model_config = ConfigDict(
         populate_by_name=True,
@@ -2258,6 +2444,10 @@ class ProviderResource(BaseModel):
     requirements: list[RequirementResource]
     """
     The compliance requirements the provider asks for
+    """
+    status: Literal["HEALTHY", "DEGRADED", "DOWN"] | None = "HEALTHY"
+    """
+    Health of the project's account at this provider, from its recent calls: DOWN is out of routing until probed (docs/api.md#provider-health)
     """
 
 
@@ -2312,6 +2502,20 @@ class QuoteResource(BaseModel):
     has_indicative_price: bool = Field(..., alias="hasIndicativePrice")
     """
     Whether the price may still move
+    """
+    quote_id: str | None = Field(None, alias="quoteId")
+    """
+    Held until expiresAt: POST /intent with it uses this provider (409 QUOTE_EXPIRED after)
+    """
+    selected: bool | None = False
+    """
+    The quote POST /intent without providerId would pick, as the project routes (FIRST_ELIGIBLE or BEST_PRICE); quotes come in that ranking
+    """
+    provider_status: Literal["HEALTHY", "DEGRADED", "DOWN"] | None = Field(
+        "HEALTHY", alias="providerStatus"
+    )
+    """
+    Health of the project's account at this provider (DOWN: not routed)
     """
 
 
@@ -2615,7 +2819,13 @@ class WebhookEvent(BaseModel):
     """
     Id of the project
     """
-    data: IntentStatusChanged | ComplianceUpdated | MoneyMovementUpdated | DepositUnmatched
+    data: (
+        IntentStatusChanged
+        | IntentProviderMoved
+        | ComplianceUpdated
+        | MoneyMovementUpdated
+        | DepositUnmatched
+    )
     """
     What changed: the event type's object
     """
