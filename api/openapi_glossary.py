@@ -211,6 +211,11 @@ BY_FIELD: dict[str, str] = {
     # events
     "WebhookEvent.timestamp": f"When the change happened {_WHEN}",
     "WebhookEvent.data": "What changed: the event type's object",
+    "IntentProviderMoved.movedFromProviderCode": "Code of the provider the intent left: it "
+    "failed to create the transaction for reasons of its own",
+    "IntentProviderMoved.movedToProviderCode": "Code of the provider the intent moved to "
+    "(the next eligible one; the intent keeps its id)",
+    "IntentProviderMoved.moveReason": "Why the intent moved: the left provider's failure, in words",
     "DepositUnmatched.unmatchedReason": "Why the deposit cannot be taken: the intent had "
     "ended, or the amount differs",
     "DepositUnmatched.transactionId": "Id of the intent's transaction, if it has one",

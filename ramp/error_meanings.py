@@ -125,6 +125,13 @@ ERROR_MEANINGS: dict[str, str] = {
     "the money is moving",
     IntentError.REDIRECT_URL_NOT_ALLOWED: "A redirect URL's origin is not one of the "
     "project's onboarding origins",
+    IntentError.QUOTE_NOT_FOUND: "The `quoteId` is not a quote `GET /v1/intent/quote` gave "
+    "the project, or it prices another payment (route, rail, amount or provider) than the "
+    "intent's; `details.fields` points at `/quoteId`",
+    IntentError.QUOTE_EXPIRED: "The quote's validity (its `expiresAt`) has passed (409); "
+    "ask `GET /v1/intent/quote` for a new one",
+    IntentError.CLOCK_NOT_MOVABLE: "Sandbox only: the intent was created before sandbox "
+    "clocks existed, so its timers cannot be moved (409)",
     ProviderRefusal.PROVIDER_REFUSED: "(`details`) The provider refused the order",
     ProviderRefusal.ORDER_NOT_CANCELLABLE: "(`details`) The provider can no longer cancel "
     "the order",

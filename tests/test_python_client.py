@@ -233,6 +233,59 @@ async def test_the_async_client_pages_keys_and_raises_the_envelope(
         await AsyncRampClient("http://testserver", "nobody", "wrong", http=client).list_providers()
 
 
+@pytest.mark.usefixtures("worker")
+async def test_the_events_and_the_sandbox_calls(
+    client: httpx.AsyncClient, served: str, project: ProjectCredentials, customer: dict[str, Any]
+) -> None:
+    ramp = AsyncRampClient(
+        "http://testserver", project.client_id, project.client_secret, http=client
+    )
+    alice = ramp.as_customer(customer["access_token"])
+    inline = m.CreateIntentWithAccounts(
+        src="USD", dest="USDC_ETHEREUM", source=ACH, destination=wallet("USDC_ETHEREUM"),
+        amount="10.00",
+    )  # fmt: skip
+    first = (await alice.create_intent(inline)).intent
+    second = (await alice.create_intent(inline)).intent
+    # Each intent's creation, typed, one event a page: newest first, the filters kept.
+    created = [
+        event
+        async for event in ramp.list_events(
+            event_type=["INTENT_STATUS_CHANGED", "MONEY_MOVEMENT_UPDATED"], limit=1
+        )
+        if isinstance(event.data, m.IntentStatusChanged) and event.data.previous_status is None
+    ]
+    assert [event.data.intent_id for event in created] == [second.id, first.id]
+    assert {event.project_id for event in created} == {project.project_id}
+    of_first = [event async for event in ramp.list_events(intent_id=first.id)]
+    assert of_first
+    assert {event.data.intent_id for event in of_first} == {first.id}
+    assert [event async for event in ramp.list_events(event_type="DEPOSIT_UNMATCHED")] == []
+    assert await ramp.get_event(created[0].event_id) == created[0]
+    with pytest.raises(ramp_client.NotFoundError):
+        await ramp.get_event("00000000-0000-4000-8000-000000000000")
+    # The sync client, over HTTP, reads the same events.
+    sync = ramp_client.RampClient(served, project.client_id, project.client_secret)
+    listed = await asyncio.to_thread(lambda: list(sync.list_events(customer_id=customer["id"])))
+    assert {event.event_id for event in created} <= {event.event_id for event in listed}
+    assert await asyncio.to_thread(sync.get_event, created[1].event_id) == created[1]
+    sync.close()
+
+    # The sandbox's clock and its providers' behaviour.
+    moved = await ramp.advance_sandbox_intent_clock(first.id, m.SandboxClockAdvance(seconds=60))
+    assert (moved.intent_id, moved.advanced_seconds) == (first.id, 60)
+    provider = (await ramp.list_providers())[0]
+    slow = await ramp.set_sandbox_provider_behaviour(
+        provider.id, m.SandboxProviderBehaviourBody(mode="SLOW", seconds=60)
+    )
+    assert (slow.provider_code, slow.mode) == (provider.code, "SLOW")
+    assert slow.until is not None
+    up = await ramp.set_sandbox_provider_behaviour(
+        provider.id, m.SandboxProviderBehaviourBody(mode="UP")
+    )
+    assert (up.mode, up.until) == ("UP", None)
+
+
 # --- webhooks ---------------------------------------------------------------------------
 
 

@@ -256,12 +256,22 @@ class ProviderAccountResource(Resource):
 
 
 class ProviderMoveResource(Resource):
-    from_provider_code: str = Field(alias="fromProviderCode")
-    from_provider_account_id: str = Field(alias="fromProviderAccountId")
-    to_provider_code: str = Field(alias="toProviderCode")
-    to_provider_account_id: str = Field(alias="toProviderAccountId")
-    reason: str
-    at: Timestamp
+    from_provider_code: str = Field(
+        alias="fromProviderCode", description="Code of the provider the intent left"
+    )
+    from_provider_account_id: str = Field(
+        alias="fromProviderAccountId", description="Id of the provider account the intent left"
+    )
+    to_provider_code: str = Field(
+        alias="toProviderCode", description="Code of the provider the intent moved to"
+    )
+    to_provider_account_id: str = Field(
+        alias="toProviderAccountId", description="Id of the provider account the intent moved to"
+    )
+    reason: str = Field(
+        description="Why: the left provider's own failure to create the transaction, in words"
+    )
+    at: Timestamp = Field(description="When the intent moved (ISO 8601, UTC, milliseconds)")
 
 
 class MoneyMovementPlanResource(Resource):

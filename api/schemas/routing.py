@@ -27,7 +27,10 @@ class SandboxProviderBehaviourBody(RequestBody):
 class SandboxProviderBehaviourResource(Resource):
     provider_id: str = Field(alias="providerId")
     provider_code: str = Field(alias="providerCode")
-    mode: BehaviourMode
+    mode: BehaviourMode = Field(
+        description="How the mock provider behaves now, for this project only: UP as usual, "
+        "DOWN, SLOW or REFUSE_TRANSFERS (as the body's `mode`)"
+    )
     until: str | None = Field(description="When the provider is UP again by itself (UTC)")
 
 
@@ -41,19 +44,38 @@ class RoutingBody(RequestBody):
 class ProviderHealthResource(Resource):
     provider_id: str = Field(alias="providerId")
     provider_code: str = Field(alias="providerCode")
-    provider_account_id: str = Field(alias="providerAccountId")
+    provider_account_id: str = Field(
+        alias="providerAccountId", description="Id of the project's provider account"
+    )
     status: Literal["HEALTHY", "DEGRADED", "DOWN"]
-    consecutive_failures: int = Field(alias="consecutiveFailures")
+    consecutive_failures: int = Field(
+        alias="consecutiveFailures",
+        description="The account's failed calls in a row (3 take it DOWN); 0 after a success",
+    )
     error_rate: float = Field(
         alias="errorRate", description="Share of the last 20 calls that failed (0 to 1)"
     )
-    last_failure: str | None = Field(alias="lastFailure")
-    last_failure_at: str | None = Field(alias="lastFailureAt")
+    last_failure: str | None = Field(
+        alias="lastFailure",
+        description="What went wrong on the account's last failed call, in words; null if "
+        "none ever failed",
+    )
+    last_failure_at: str | None = Field(
+        alias="lastFailureAt",
+        description="When the last failed call ended (ISO 8601, UTC, milliseconds); null if "
+        "none ever failed",
+    )
     probe_at: str | None = Field(
         alias="probeAt", description="When a DOWN account is next tried (half-open)"
     )
 
 
 class ProjectRoutingResource(Resource):
-    strategy: Strategy
-    providers: list[ProviderHealthResource]
+    strategy: Strategy = Field(
+        description="How a new intent without `providerId` picks its provider: "
+        "FIRST_ELIGIBLE (catalog order, the default) or BEST_PRICE (the quote that nets "
+        "the most at the destination)"
+    )
+    providers: list[ProviderHealthResource] = Field(
+        description="Each provider account the project routes through, with its health"
+    )

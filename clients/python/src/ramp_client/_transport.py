@@ -93,6 +93,8 @@ def prepare(
 
 
 def _query_value(value: Any) -> str:
+    if isinstance(value, list | tuple):  # several values of one filter (`type=A,B`)
+        return ",".join(_query_value(item) for item in value)
     if isinstance(value, datetime):
         return value.isoformat()
     if isinstance(value, bool):

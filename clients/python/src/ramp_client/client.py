@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import datetime
 from typing import Any, TypeVar
 
@@ -228,6 +228,58 @@ class RampClient:
             path={"intentId": intent_id, "stepCode": step_code},
             body=body,
         )
+        return result
+
+    def advance_sandbox_intent_clock(
+        self, intent_id: str, body: m.SandboxClockAdvance
+    ) -> m.SandboxClockAdvanced:
+        """Sandbox only: move one intent's timers (expiry, provider polls, webhook
+        retries of its events) `body.seconds` forward; what is now due runs at once."""
+        result: m.SandboxClockAdvanced = self._caller.call(
+            "advanceSandboxIntentClock", path={"intentId": intent_id}, body=body
+        )
+        return result
+
+    def set_sandbox_provider_behaviour(
+        self, provider_id: str, body: m.SandboxProviderBehaviourBody
+    ) -> m.SandboxProviderBehaviourResource:
+        """Sandbox only: make one of the project's mock providers DOWN, SLOW or
+        REFUSE_TRANSFERS (for `body.seconds`, or until set back to UP)."""
+        result: m.SandboxProviderBehaviourResource = self._caller.call(
+            "setSandboxProviderBehaviour", path={"providerId": provider_id}, body=body
+        )
+        return result
+
+    # --- events -----------------------------------------------------------------------
+
+    def list_events(
+        self,
+        *,
+        event_type: str | Sequence[str] | None = None,
+        intent_id: str | None = None,
+        customer_id: str | None = None,
+        created_from: datetime | None = None,
+        created_to: datetime | None = None,
+        limit: int | None = None,
+    ) -> Iterator[m.WebhookEvent]:
+        """The project's events, newest first, over every page, each the body its webhook
+        carries; `event_type` one type or several, `created_from` inclusive and
+        `created_to` exclusive bounds of their `timestamp`."""
+        return self._caller.pages(
+            "listEvents",
+            {
+                "type": event_type,
+                "intentId": intent_id,
+                "customerId": customer_id,
+                "createdFrom": created_from,
+                "createdTo": created_to,
+                "limit": limit,
+            },
+        )
+
+    def get_event(self, event_id: str) -> m.WebhookEvent:
+        """One event: the `eventId` of a webhook body, its `webhook-id` header."""
+        result: m.WebhookEvent = self._caller.call("getEvent", path={"eventId": event_id})
         return result
 
     # --- webhooks ---------------------------------------------------------------------

@@ -957,17 +957,29 @@ class ProviderHealthResource(BaseModel):
     The provider's code (e.g. sandbox_atlas, bridge)
     """
     provider_account_id: str = Field(..., alias="providerAccountId")
+    """
+    Id of the project's provider account
+    """
     status: Literal["HEALTHY", "DEGRADED", "DOWN"]
     """
     The provider health's status (docs/states.md lists every status and transition)
     """
     consecutive_failures: int = Field(..., alias="consecutiveFailures")
+    """
+    The account's failed calls in a row (3 take it DOWN); 0 after a success
+    """
     error_rate: float = Field(..., alias="errorRate")
     """
     Share of the last 20 calls that failed (0 to 1)
     """
     last_failure: str | None = Field(..., alias="lastFailure")
+    """
+    What went wrong on the account's last failed call, in words; null if none ever failed
+    """
     last_failure_at: str | None = Field(..., alias="lastFailureAt")
+    """
+    When the last failed call ended (ISO 8601, UTC, milliseconds); null if none ever failed
+    """
     probe_at: str | None = Field(..., alias="probeAt")
     """
     When a DOWN account is next tried (half-open)
@@ -979,14 +991,29 @@ class ProviderMoveResource(BaseModel):
         populate_by_name=True,
     )
     from_provider_code: str = Field(..., alias="fromProviderCode")
+    """
+    Code of the provider the intent left
+    """
     from_provider_account_id: str = Field(..., alias="fromProviderAccountId")
+    """
+    Id of the provider account the intent left
+    """
     to_provider_code: str = Field(..., alias="toProviderCode")
+    """
+    Code of the provider the intent moved to
+    """
     to_provider_account_id: str = Field(..., alias="toProviderAccountId")
+    """
+    Id of the provider account the intent moved to
+    """
     reason: str
     """
-    Why, in words
+    Why: the left provider's own failure to create the transaction, in words
     """
     at: AwareDatetime
+    """
+    When the intent moved (ISO 8601, UTC, milliseconds)
+    """
 
 
 class ProviderWebhookBody(BaseModel):
@@ -1326,6 +1353,9 @@ class SandboxProviderBehaviourResource(BaseModel):
     The provider's code (e.g. sandbox_atlas, bridge)
     """
     mode: Literal["UP", "DOWN", "SLOW", "REFUSE_TRANSFERS"]
+    """
+    How the mock provider behaves now, for this project only: UP as usual, DOWN, SLOW or REFUSE_TRANSFERS (as the body's `mode`)
+    """
     until: str | None
     """
     When the provider is UP again by itself (UTC)
@@ -1397,6 +1427,44 @@ class SessionResource(BaseModel):
     """
 
 
+class SignatureAccepted(BaseModel):
+    model_config = ConfigDict(
+        populate_by_name=True,
+    )
+    purpose: Literal["LINK_ADDRESS", "REDEEM_ORDER"]
+    outcome: Literal["LINKED", "PENDING", "STORED"]
+    """
+    LINKED: the wallet is linked; PENDING: a Safe's approval is being verified on chain; STORED: kept for the order, now ask for the transaction again
+    """
+
+
+class SigningRequestResource(BaseModel):
+    """
+    What the customer's wallet signs next (EIP-191 `personal_sign` of `message`).
+    """
+
+    model_config = ConfigDict(
+        populate_by_name=True,
+    )
+    purpose: Literal["LINK_ADDRESS", "REDEEM_ORDER"]
+    address: str
+    """
+    The wallet that must sign
+    """
+    chain: str | None = None
+    """
+    The provider's name of the chain
+    """
+    message: str
+    """
+    Exactly what is signed, to show the customer
+    """
+    expires_at: AwareDatetime | None = Field(None, alias="expiresAt")
+    """
+    A signature is refused after this
+    """
+
+
 class SourceOfFundsSubmission(BaseModel):
     """
     SOURCE_OF_FUNDS: where the money comes from; evidence for large amounts.
@@ -1437,6 +1505,22 @@ class StepOutcomeAccepted(BaseModel):
     outcome: Literal["SUBMITTED", "VERIFIED", "REJECTED"] = Field(..., title="StepOutcome")
     """
     VERIFIED, REJECTED or SUBMITTED (docs/sandbox.md)
+    """
+
+
+class SubmitSignature(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+        populate_by_name=True,
+    )
+    purpose: Literal["LINK_ADDRESS", "REDEEM_ORDER"]
+    message: str
+    """
+    The message
+    """
+    signature: str
+    """
+    0x-prefixed hex: 65 bytes for a wallet, `0x` or longer for a Safe
     """
 
 
@@ -2134,8 +2218,17 @@ class IntentProviderMoved(BaseModel):
     Why it failed, in words; null unless the status is FAILED
     """
     moved_from_provider_code: str = Field(..., alias="movedFromProviderCode")
+    """
+    Code of the provider the intent left: it failed to create the transaction for reasons of its own
+    """
     moved_to_provider_code: str = Field(..., alias="movedToProviderCode")
+    """
+    Code of the provider the intent moved to (the next eligible one; the intent keeps its id)
+    """
     move_reason: str = Field(..., alias="moveReason")
+    """
+    Why the intent moved: the left provider's failure, in words
+    """
 
 
 class InviteResource(BaseModel):
@@ -2394,7 +2487,13 @@ class ProjectRoutingResource(BaseModel):
         populate_by_name=True,
     )
     strategy: Literal["FIRST_ELIGIBLE", "BEST_PRICE"]
+    """
+    How a new intent without `providerId` picks its provider: FIRST_ELIGIBLE (catalog order, the default) or BEST_PRICE (the quote that nets the most at the destination)
+    """
     providers: list[ProviderHealthResource]
+    """
+    Each provider account the project routes through, with its health
+    """
 
 
 class ProviderEventAccepted(BaseModel):
