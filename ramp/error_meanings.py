@@ -130,6 +130,11 @@ ERROR_MEANINGS: dict[str, str] = {
     "intent's; `details.fields` points at `/quoteId`",
     IntentError.QUOTE_EXPIRED: "The quote's validity (its `expiresAt`) has passed (409); "
     "ask `GET /v1/intent/quote` for a new one",
+    IntentError.NOTHING_TO_SIGN: "The intent's provider asks for no wallet signature now "
+    "(409): nothing to link and no order to authorise; read the intent and try later",
+    IntentError.SIGNATURE_REFUSED: "The signature is not of the message to sign, not by "
+    "the wallet that must sign, or past the message's time window (400); sign the "
+    "message the signing request gives again",
     IntentError.CLOCK_NOT_MOVABLE: "Sandbox only: the intent was created before sandbox "
     "clocks existed, so its timers cannot be moved (409)",
     ProviderRefusal.PROVIDER_REFUSED: "(`details`) The provider refused the order",

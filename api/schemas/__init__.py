@@ -70,6 +70,7 @@ from api.schemas.routing import (
     SandboxProviderBehaviourResource,
 )
 from api.schemas.sandbox_clock import SandboxClockAdvance, SandboxClockAdvanced
+from api.schemas.signing import SignatureAccepted, SigningRequestResource, SubmitSignature
 from api.schemas.webhooks import (
     CreateWebhookEndpoint,
     Description,
@@ -144,7 +145,10 @@ __all__ = [
     "SandboxProviderBehaviourResource",
     "SandboxProviderEvent",
     "SandboxStepOutcome",
+    "SignatureAccepted",
+    "SigningRequestResource",
     "StepOutcomeAccepted",
+    "SubmitSignature",
     "TransactionResource",
     "TransferAmountResource",
     "UpdateWebhookEndpoint",

@@ -9,7 +9,13 @@ from pydantic import Field, StrictStr
 from api.schemas.core import RequestBody, Resource
 from ramp.timestamps import Timestamp
 
-Purpose = Literal["LINK_ADDRESS", "REDEEM_ORDER"]
+Purpose = Annotated[
+    Literal["LINK_ADDRESS", "REDEEM_ORDER"],
+    Field(
+        description="What the signature is for: LINK_ADDRESS links the wallet to the "
+        "customer's profile at the provider; REDEEM_ORDER authorises an off-ramp's burn"
+    ),
+]
 
 
 class SigningRequestResource(Resource):
@@ -25,8 +31,13 @@ class SigningRequestResource(Resource):
 
 
 class SubmitSignature(RequestBody):
+    """The customer's signature of the message a signing request gave."""
+
     purpose: Purpose
-    message: Annotated[StrictStr, Field(min_length=1, max_length=500)]
+    message: Annotated[
+        StrictStr,
+        Field(min_length=1, max_length=500, description="The message signed, exactly as given"),
+    ]
     signature: Annotated[
         StrictStr,
         Field(
@@ -37,6 +48,8 @@ class SubmitSignature(RequestBody):
 
 
 class SignatureAccepted(Resource):
+    """A signature the provider's flow took."""
+
     purpose: Purpose
     outcome: Literal["LINKED", "PENDING", "STORED"] = Field(
         description="LINKED: the wallet is linked; PENDING: a Safe's approval is being "

@@ -122,6 +122,22 @@ ENDPOINTS: dict[str, Endpoint] = {
         ),
         Endpoint("searchIntents", "GET", "/intents", "basic", (), m.IntentEnvelope, True, True),
         Endpoint(
+            "getIntentSigningRequest",
+            "GET",
+            "/intent/{intentId}/signature",
+            "bearer",
+            (),
+            m.SigningRequestResource,
+        ),
+        Endpoint(
+            "submitIntentSignature",
+            "POST",
+            "/intent/{intentId}/signature",
+            "bearer",
+            (m.SubmitSignature,),
+            m.SignatureAccepted,
+        ),
+        Endpoint(
             "cancelIntent",
             "POST",
             "/intent/{intentId}/cancel",
@@ -249,6 +265,8 @@ NOT_CALLED = {
     # The hosted onboarding page's own API: the page calls it with its link's token.
     "getOnboarding": "hosted onboarding page",
     "submitOnboardingStep": "hosted onboarding page",
+    "getOnboardingSigningRequest": "hosted onboarding page",
+    "submitOnboardingSignature": "hosted onboarding page",
     # Called by providers, signed with their own secrets.
     "receiveProviderWebhook": "providers' webhooks",
 }

@@ -403,6 +403,23 @@ class CustomerClient:
     def list_intents(self, *, limit: int | None = None) -> Iterator[m.IntentEnvelope]:
         return self._caller.pages("listIntents", {"limit": limit})
 
+    def get_intent_signing_request(self, intent_id: str) -> m.SigningRequestResource:
+        """What the customer's wallet is to sign for the intent's provider (Monerium: the
+        address link, a redeem order); 409 NOTHING_TO_SIGN when nothing is asked."""
+        result: m.SigningRequestResource = self._caller.call(
+            "getIntentSigningRequest", path={"intentId": intent_id}
+        )
+        return result
+
+    def submit_intent_signature(
+        self, intent_id: str, signature: m.SubmitSignature
+    ) -> m.SignatureAccepted:
+        """The customer's signature of the message `get_intent_signing_request` gave."""
+        result: m.SignatureAccepted = self._caller.call(
+            "submitIntentSignature", path={"intentId": intent_id}, body=signature
+        )
+        return result
+
     def get_intent(self, intent_id: str) -> m.IntentEnvelope:
         result: m.IntentEnvelope = self._caller.call("getIntent", path={"id": intent_id})
         return result

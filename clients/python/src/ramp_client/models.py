@@ -1428,10 +1428,17 @@ class SessionResource(BaseModel):
 
 
 class SignatureAccepted(BaseModel):
+    """
+    A signature the provider's flow took.
+    """
+
     model_config = ConfigDict(
         populate_by_name=True,
     )
     purpose: Literal["LINK_ADDRESS", "REDEEM_ORDER"]
+    """
+    What the signature is for: LINK_ADDRESS links the wallet to the customer's profile at the provider; REDEEM_ORDER authorises an off-ramp's burn
+    """
     outcome: Literal["LINKED", "PENDING", "STORED"]
     """
     LINKED: the wallet is linked; PENDING: a Safe's approval is being verified on chain; STORED: kept for the order, now ask for the transaction again
@@ -1447,6 +1454,9 @@ class SigningRequestResource(BaseModel):
         populate_by_name=True,
     )
     purpose: Literal["LINK_ADDRESS", "REDEEM_ORDER"]
+    """
+    What the signature is for: LINK_ADDRESS links the wallet to the customer's profile at the provider; REDEEM_ORDER authorises an off-ramp's burn
+    """
     address: str
     """
     The wallet that must sign
@@ -1509,14 +1519,21 @@ class StepOutcomeAccepted(BaseModel):
 
 
 class SubmitSignature(BaseModel):
+    """
+    The customer's signature of the message a signing request gave.
+    """
+
     model_config = ConfigDict(
         extra="forbid",
         populate_by_name=True,
     )
     purpose: Literal["LINK_ADDRESS", "REDEEM_ORDER"]
+    """
+    What the signature is for: LINK_ADDRESS links the wallet to the customer's profile at the provider; REDEEM_ORDER authorises an off-ramp's burn
+    """
     message: str
     """
-    The message
+    The message signed, exactly as given
     """
     signature: str
     """
