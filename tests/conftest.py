@@ -121,7 +121,9 @@ MODULE_SECONDS = {
     "tests/test_webhook_sender_process.py": 6,
 }
 DEFAULT_TEST_SECONDS = 0.1
-PASS_SECONDS = {"postgres": 200.0, "sqlite": 0.0}
+# tests/test_scale_out.py (PostgreSQL only: processes of every kind killed, the database
+# stopped) is in the PostgreSQL pass's share, about 60 s of it on an idle machine.
+PASS_SECONDS = {"postgres": 230.0, "sqlite": 0.0}
 
 
 def _split(items: list[pytest.Item]) -> dict[str, str]:
