@@ -115,6 +115,8 @@ async def deployment(
         settings,
         RAMP_WEBHOOK_DISPATCH="separate",
         RAMP_WEBHOOK_TIMEOUT="2",
+        # Retries come fast here (the service's schedule: tests/test_webhook_schedule.py).
+        RAMP_WEBHOOK_RETRY_DELAYS="0.5,1,1,2,2",
         RAMP_RATE_LIMIT_REDIS_URL=REDIS_URL,
         **extra,
     )
