@@ -119,6 +119,7 @@ MODULE_SECONDS = {
     "tests/test_catalog.py": 8,
     "tests/test_data_at_rest.py": 7,
     "tests/test_webhook_sender_process.py": 6,
+    "tests/test_deploy_files.py": 1,
 }
 DEFAULT_TEST_SECONDS = 0.1
 # tests/test_scale_out.py (PostgreSQL only: processes of every kind killed, the database
