@@ -168,7 +168,7 @@ async def until_answering(urls: list[str]) -> None:
 async def run(
     sandbox: SandboxProcess, data_dir: Path, database_url: str, plan: argparse.Namespace
 ) -> dict[str, Any]:
-    project = basic(*sandbox.credentials())
+    project = basic(*sandbox.credentials(timeout=300))
     async with httpx.AsyncClient(base_url=sandbox.api, timeout=30) as http:
         payer = await register_payer(http, project)
         await onboard(http, project, payer)
