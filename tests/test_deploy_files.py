@@ -8,11 +8,12 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import tomllib
 from pathlib import Path
 from typing import Any
 
 import jsonschema
-import yaml
+import yaml  # type: ignore[import-untyped]  # (no stubs in the dev lock)
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMA = ROOT / "tests" / "data" / "compose-spec.json"
@@ -88,12 +89,10 @@ def test_the_image_and_the_scripts_install_the_same_locked_versions() -> None:
     venv = (ROOT / "scripts" / "lib" / "venv.sh").read_text()
     assert "--require-hashes" in venv
     assert "requirements${extra:+-$extra}.lock" in venv
-    # Every dependency of pyproject.toml is in the lock.
-    import tomllib
-
+    # Every dependency of pyproject.toml is in its lock.
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    for requirement, lock in [(r, service) for r in project["dependencies"]] + [
-        (r, tests) for r in project["optional-dependencies"]["dev"]
-    ]:
+    wanted = [(r, service) for r in project["dependencies"]]
+    wanted += [(r, tests) for r in project["optional-dependencies"]["dev"]]
+    for requirement, locked in wanted:
         name = re.split(r"[\[<>=!~ ;]", requirement, maxsplit=1)[0].lower().replace("_", "-")
-        assert name in lock, (name, "is not locked: regenerate the locks (scripts/lock)")
+        assert name in locked, (name, "is not locked: regenerate the locks (scripts/lock)")
