@@ -4,10 +4,15 @@ in the Redis at 127.0.0.1:6379.
 
 A burst of keyed intents with webhooks is spread over both APIs; a quarter of the way
 in, one process of each kind is SIGKILLed. What failed (a dropped connection, a 503) is
-made again with its key on the other API. Then every key has exactly one intent, every
-intent settles (the provider reports the deposit and the settlement), and every event
-stored reaches the receiver at least once, as the delivery log says; no event is POSTed
+made again with its key on the other API. Then every key has exactly one intent (the
+same when the key is sent again), each PROCESSING with its transaction; one in ten is
+settled to COMPLETED (the provider reports the deposit, then the settlement) through
+whichever worker now runs it (all 200 would double the test's time); every event stored
+reaches the receiver at least once, as the delivery log says, and no event is POSTed
 twice at once. Both APIs count one rate-limit budget.
+
+Then the database going away: a PostgreSQL of the test's own, stopped for ten seconds in
+the middle of a burst and started again (see its test).
 
 This replaces the PostgreSQL-only kills of `ramp dev`'s dispatcher
 (tests/test_ramp_dev_faults.py) and of one of two dispatcher processes
