@@ -11,10 +11,16 @@ ENV PIP_DISABLE_PIP_VERSION_CHECK=1
 RUN python -m venv /opt/venv
 ENV PATH=/opt/venv/bin:$PATH
 WORKDIR /src
+# The locked dependencies first (requirements.lock: every version pinned, every file's
+# hash checked), the same that scripts/lib/venv.sh installs into a clone's .venv; this
+# layer is rebuilt only when the lock changes. The cache mount keeps downloaded wheels
+# across builds without putting them in the image.
+COPY requirements.lock .
+RUN --mount=type=cache,target=/root/.cache/pip \
+    pip install --require-hashes -r requirements.lock
+# Then the service itself, its dependencies already there (--no-deps: nothing unlocked).
 COPY . .
-# The cache mount keeps downloaded wheels across builds (any source change invalidates
-# this layer) without putting them in the image.
-RUN --mount=type=cache,target=/root/.cache/pip pip install .
+RUN --mount=type=cache,target=/root/.cache/pip pip install --no-deps .
 
 FROM ${PYTHON_IMAGE}
 ENV PATH=/opt/venv/bin:$PATH \

@@ -14,6 +14,8 @@ from http import HTTPStatus
 from typing import Any
 
 from pydantic import ValidationError
+from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -224,6 +226,27 @@ async def _workflow_unreachable(request: Request, exc: Exception) -> Response:
     )
 
 
+async def _database_unreachable(request: Request, exc: Exception) -> Response:
+    """The database refused a connection or lost it (stopped, restarting, failing over),
+    or the pool had none free in time: the same request may succeed in a moment. Other
+    database errors (a constraint, a bug) stay unexpected."""
+    assert isinstance(exc, DBAPIError | PoolTimeout)
+    lost = isinstance(exc, OperationalError | InterfaceError | PoolTimeout) or bool(
+        getattr(exc, "connection_invalidated", False)
+    )
+    if not lost:
+        return await _unexpected(request, exc)
+    path = redact(request.url.path)
+    # The driver's words (host, user) are for the operators' logs only.
+    logger.warning("database unavailable on %s %s: %s", request.method, path, type(exc).__name__)
+    return error_response(
+        503,
+        IntentError.TEMPORARILY_UNAVAILABLE,
+        "the service could not reach its database; retry the request",
+        headers=_RETRY_LATER,
+    )
+
+
 # HTTP status of each kind of refusal of an application service (ramp/errors.py).
 DOMAIN_ERROR_STATUS: dict[type[DomainError], int] = {
     InvalidInput: 400,
@@ -288,6 +311,8 @@ EXCEPTION_HANDLERS: dict[Any, ExceptionHandler] = {
     WorkflowUpdateFailedError: _update_failed,
     WorkflowUpdateRPCTimeoutOrCancelledError: _workflow_unreachable,
     RPCError: _workflow_unreachable,
+    DBAPIError: _database_unreachable,
+    PoolTimeout: _database_unreachable,
     EndpointRefused: _endpoint_refused,
     Exception: _unexpected,
 }

@@ -132,9 +132,12 @@ MODULE_SECONDS = {
     "tests/test_python_client.py": 10,
     "tests/test_api_reference.py": 12,
     "tests/test_observability.py": 10,
+    "tests/test_deploy_files.py": 1,
 }
 DEFAULT_TEST_SECONDS = 0.1
-PASS_SECONDS = {"postgres": 200.0, "sqlite": 0.0}
+# tests/test_scale_out.py (PostgreSQL only: processes of every kind killed, the database
+# stopped) is in the PostgreSQL pass's share, about 60 s of it on an idle machine.
+PASS_SECONDS = {"postgres": 230.0, "sqlite": 0.0}
 
 
 def _split(items: list[pytest.Item]) -> dict[str, str]:

@@ -2,7 +2,7 @@
 
 The sandbox runs as a user runs it (a subprocess on free ports). A burst of
 `POST /intent` with Idempotency-Keys is under way when one child (worker, Temporal dev
-server or API; on PostgreSQL, the webhook dispatcher too) is SIGKILLed; every create is
+server or API) is SIGKILLed; every create is
 retried with its key, on a 503 or a dropped connection, until it answers 201. The
 supervisor restarts the child. Then every intent returned settles, and every status
 change reaches a webhook receiver.
@@ -11,6 +11,9 @@ The three kills share one `ramp dev` (starting one costs more than a burst), one
 the other: each burst has a customer, idempotency keys and a webhook endpoint of its
 own, and ends once the supervisor has restarted its victim and every intent has settled
 through the restarted child, so the next kill starts from a whole stack.
+
+A webhook dispatcher killed mid-burst (PostgreSQL) is in tests/test_scale_out.py, among
+processes of every kind run as a deployment runs them.
 """
 
 from __future__ import annotations
@@ -26,7 +29,6 @@ from typing import Any
 import httpx
 import pytest
 
-from bench.intents import database
 from bench.sandbox import SandboxProcess
 from tests.helpers.payments import ACH, wait_for_intent, wallet
 from tests.helpers.webhook_receiver import Received, receiving
@@ -198,18 +200,6 @@ async def test_a_killed_child_loses_no_intent_and_no_webhook(
     sandbox: SandboxProcess, victim: str
 ) -> None:
     await burst_with_a_kill(sandbox, victim)
-
-
-@pytest.mark.database
-@pytest.mark.postgresql_only
-async def test_on_postgresql_a_killed_webhook_dispatcher_loses_no_webhook(tmp_path: Path) -> None:
-    """On PostgreSQL `ramp dev` sends webhooks from a dispatcher process of its own."""
-    with (
-        database(os.environ["RAMP_TEST_DATABASE_URL"]) as url,
-        running(SandboxProcess(tmp_path / "data", url)) as dev,
-    ):
-        await burst_with_a_kill(dev, "dispatcher")
-        assert "webhook dispatcher listening" in dev.log
 
 
 async def burst_with_a_kill(sandbox: SandboxProcess, victim: str) -> None:

@@ -609,26 +609,26 @@ async def test_dev_server_starts_with_our_search_attributes(
     with pytest.raises(RuntimeError, match=f"{name} is INDEXED_VALUE_TYPE_INT"):
         await ensure_search_attributes(client, "conflict")
 
-    # The docker-compose registration step, run here against the real server.
-    await client.workflow_service.register_namespace(
-        RegisterNamespaceRequest(
-            namespace="compose", workflow_execution_retention_period=retention
-        ),
-        timeout=timedelta(seconds=10),
-    )
+    # The docker-compose registration step, run here against the real server: the
+    # first run registers the namespace and the attributes, the second finds them.
     script_env = {
         **os.environ,
         "PATH": f"{temporal_cli_path().parent}{os.pathsep}{os.environ['PATH']}",
         "TEMPORAL_ADDRESS": address,
         "TEMPORAL_NAMESPACE": "compose",
+        "TEMPORAL_RETENTION": "24h",
     }
-    for _ in range(2):  # the second run finds everything registered
+    outputs = []
+    for _ in range(2):
         registered = await asyncio.create_subprocess_exec(
             "sh", str(REGISTER_SCRIPT), env=script_env, stdout=subprocess.PIPE
         )
         stdout, _ = await registered.communicate()
         assert registered.returncode == 0, stdout
-    assert "already registered" in stdout.decode()
+        outputs.append(stdout.decode())
+    assert "namespace compose: registered (retention 24h)" in outputs[0]
+    assert "namespace compose: already registered" in outputs[1]
+    assert "already registered in compose" in outputs[1]
     assert ours.items() <= (await custom_attributes("compose")).items()
 
     started = time.monotonic()

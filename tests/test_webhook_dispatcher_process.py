@@ -3,9 +3,10 @@
 
 Real processes against a Temporal dev server of this module's own: a worker started in
 the separate mode stores an intent's deliveries and sends nothing; a dispatcher started
-later sends them all. Two dispatchers, one killed in the middle of a burst of 200
-intents: every event stored reaches the receiver, the delivery log agrees, and no event
-is ever POSTed twice at once. On SQLite both processes refuse the mode, saying why.
+later sends them all. On SQLite both processes refuse the mode, saying why. Two
+dispatchers, one killed in the middle of a burst of 200 intents (every event stored
+reaches the receiver, the delivery log agrees, no event is POSTed twice at once), are in
+tests/test_scale_out.py, beside two APIs and two workers.
 """
 
 from __future__ import annotations
@@ -33,11 +34,6 @@ from tests.helpers.processes import (
 )
 from tests.helpers.projects import ProjectCredentials, make_customer
 from tests.helpers.webhook_api import add_endpoint
-from tests.helpers.webhook_bursts import (
-    assert_created,
-    assert_everything_delivered,
-    kill_mid_burst,
-)
 from tests.helpers.webhook_receiver import receiving
 
 SEPARATE = {"RAMP_WEBHOOK_DISPATCH": "separate", "RAMP_WEBHOOK_TIMEOUT": "2"}
@@ -125,24 +121,6 @@ async def test_the_worker_stores_deliveries_and_a_dispatcher_process_sends_them(
             len(found) > len(stored) and all(d.status == DeliveryStatus.SUCCEEDED for d in found)
         ),
     )
-
-
-@pytest.mark.postgresql_only
-async def test_two_dispatchers_one_killed_mid_burst_lose_nothing_and_never_overlap(
-    http: httpx.AsyncClient,
-    project: ProjectCredentials,
-    workers: WorkerProcesses,
-    dispatchers: DispatcherProcesses,
-    db: AsyncSession,
-) -> None:
-    await workers.start()
-    first = await dispatchers.start()
-    await dispatchers.start()
-    async with receiving() as receiver:
-        receiver.answer_delay = 0.02
-        answers = await kill_mid_burst(http, project, dispatchers, receiver, first, replace=False)
-        assert_created(answers)
-        await assert_everything_delivered(db, project, receiver)
 
 
 async def ramp(*args: str, env: dict[str, str]) -> tuple[int, str]:

@@ -1,6 +1,6 @@
 #!/bin/sh
-# Registers ramp's custom search attributes in $TEMPORAL_NAMESPACE on the server at
-# $TEMPORAL_ADDRESS. Idempotent: docker compose runs it on every `up`.
+# Registers $TEMPORAL_NAMESPACE (if missing) and ramp's custom search attributes in it on
+# the server at $TEMPORAL_ADDRESS. Idempotent: docker compose runs it on every `up`.
 #
 # Runs in the temporalio/admin-tools image (any image with the `temporal` CLI works).
 # The names must match SEARCH_ATTRIBUTES in ramp/temporal.py (tests/test_supervisor.py
@@ -11,18 +11,27 @@ set -eu
 export TEMPORAL_ADDRESS
 NAMESPACE="${TEMPORAL_NAMESPACE:-default}"
 KEYWORD_ATTRIBUTES="RampIntentStatus RampProjectId RampCustomerId RampProviderCode RampCurrentStep RampMoneyIssue"
-# The server's auto-setup registers the namespace a little after it starts serving.
+# How long closed workflow histories (finished intents) stay queryable, for a new namespace.
+RETENTION="${TEMPORAL_RETENTION:-720h}"
 WAIT_SECONDS="${WAIT_SECONDS:-120}"
 
+# The server's port opens before it serves: wait for its own health check.
 waited=0
-until temporal operator namespace describe --namespace "$NAMESPACE" >/dev/null 2>&1; do
+until temporal operator cluster health >/dev/null 2>&1; do
     if [ "$waited" -ge "$WAIT_SECONDS" ]; then
-        echo "namespace $NAMESPACE is not available at $TEMPORAL_ADDRESS after ${WAIT_SECONDS}s" >&2
+        echo "Temporal at $TEMPORAL_ADDRESS is not healthy after ${WAIT_SECONDS}s" >&2
         exit 1
     fi
     sleep 2
     waited=$((waited + 2))
 done
+
+if temporal operator namespace describe --namespace "$NAMESPACE" >/dev/null 2>&1; then
+    echo "namespace $NAMESPACE: already registered"
+else
+    temporal operator namespace create --namespace "$NAMESPACE" --retention "$RETENTION"
+    echo "namespace $NAMESPACE: registered (retention $RETENTION)"
+fi
 
 existing="$(temporal operator search-attribute list --namespace "$NAMESPACE")"
 for name in $KEYWORD_ATTRIBUTES; do

@@ -42,7 +42,13 @@ CANCEL = "cancel"
 SUBMIT_STEP = "submit_step"
 UPDATE_STEP = "update_step"
 REPORT_PROVIDER_EVENT = "report_provider_event"
-# Every call with one Idempotency-Key sends the `open` update with this id.
+# The `open` update's id is this prefix and the id of the `POST /intent` call sending it:
+# one update per call. A shared id made a refused open final: Temporal answers an
+# update-with-start whose update id already completed on the closed run with that
+# outcome instead of starting a new run (server 1.28 on), so a retry with the same
+# Idempotency-Key after a TEMPORARILY_UNAVAILABLE (the database or the worker down
+# through the lookups' retries) got the same refusal forever. Calls that meet on one
+# running workflow are told apart by the workflow (`opened_by`).
 OPEN_UPDATE_ID = "open"
 
 
@@ -80,7 +86,7 @@ class IntentWorkflowClient:
                 OPEN,
                 request_id,
                 start_workflow_operation=operation,
-                id=OPEN_UPDATE_ID,
+                id=f"{OPEN_UPDATE_ID}-{request_id}",
                 result_type=IntentState,
                 rpc_timeout=rpc_timeout,
             )

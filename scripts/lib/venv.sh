@@ -1,16 +1,26 @@
 # shellcheck shell=bash
 # Sourced by scripts/sandbox and scripts/test: `ensure_venv [EXTRA]` makes .venv (if
-# missing) and installs the project into it, with EXTRA (e.g. dev) if given.
+# missing) and installs into it the locked dependencies (requirements.lock, or
+# requirements-EXTRA.lock, e.g. requirements-dev.lock: every version pinned and every
+# file's hash checked, the same lock the Dockerfile installs), then the project itself,
+# editable, without dependencies: a clone and the image run the same versions.
 #
 # pip runs only when .venv is new, has no finished install, lacks EXTRA, or
-# pyproject.toml changed since the last install (a stamp .venv/.installed[-EXTRA]-<hash
-# of pyproject.toml> records each install): a start costs no pip run, and works offline
-# once installed. The install is editable, so source changes never need one. A dev
-# install serves a plain one too (dev only adds packages). Each step says what it does
-# and, when done, how long it took; pip prints its own progress.
+# pyproject.toml or a lock changed since the last install (a stamp
+# .venv/.installed[-EXTRA]-<hash of pyproject.toml and the locks> records each install):
+# a start costs no pip run, and works offline once installed. The install is editable,
+# so source changes never need one. A dev install serves a plain one too (the dev lock
+# holds the service's versions and adds the tests' packages). Each step says what it
+# does and, when done, how long it took; pip prints its own progress.
+# The locks are made by scripts/lock (pip-tools' pip-compile).
 
+# The hash of what an install is made from: pyproject.toml and the locks beside it.
 pyproject_hash() {
-  .venv/bin/python -c 'import hashlib; print(hashlib.sha256(open("pyproject.toml", "rb").read()).hexdigest()[:16])'
+  .venv/bin/python -c 'import glob, hashlib
+digest = hashlib.sha256()
+for name in ["pyproject.toml", *sorted(glob.glob("requirements*.lock"))]:
+    digest.update(open(name, "rb").read())
+print(digest.hexdigest()[:16])'
 }
 
 # `step_done START`: the seconds since START (a `date +%s.%N`), as "1.2 s".
@@ -31,7 +41,7 @@ install_reason() {
   elif [ -n "$extra" ] && [ -e ".venv/.installed-$hash" ]; then
     echo "the [$extra] extras were never installed into it: only the service was"
   else
-    echo "pyproject.toml changed since the last install"
+    echo "pyproject.toml changed since the last install, or its lock did"
   fi
 }
 
@@ -55,7 +65,8 @@ ensure_venv() {
   # Stamps go first: a half-done install must not count as one.
   rm -f .venv/.installed-*
   .venv/bin/python -m pip install --quiet --upgrade pip
-  .venv/bin/python -m pip install -e ".${extra:+[$extra]}"
+  .venv/bin/python -m pip install --require-hashes -r "requirements${extra:+-$extra}.lock"
+  .venv/bin/python -m pip install --no-deps -e .
   touch "$stamp"
   echo "   installed in $(step_done "$started") (later runs skip this step)"
 }

@@ -62,18 +62,26 @@ class ServiceProcesses:
     printed (pytest shows them when the test fails)."""
 
     name = "process"
+    # Seconds one process may take to say it is ready.
+    start_timeout = WORKER_START_TIMEOUT
 
     def __init__(self, command: list[str], env: dict[str, str], logs: Path) -> None:
         self.command = command
         self.env = env
         self._logs = logs
+        self._count = 0  # counted at once: several may be starting together
         self.started: list[tuple[asyncio.subprocess.Process, Path]] = []
 
+    def _command_for(self, log: Path) -> list[str]:
+        """The command of the process about to log to `log`."""
+        return self.command
+
     async def start(self) -> asyncio.subprocess.Process:
-        log = self._logs / f"{self.name}-{len(self.started) + 1}.log"
+        self._count += 1
+        log = self._logs / f"{self.name}-{self._count}.log"
         with log.open("wb") as output:  # the child keeps its own descriptor
             process = await asyncio.create_subprocess_exec(
-                *self.command,
+                *self._command_for(log),
                 cwd=ROOT,
                 env=self.env,
                 stdin=asyncio.subprocess.DEVNULL,
@@ -109,12 +117,19 @@ class ServiceProcesses:
 
 
 class WorkerProcesses(ServiceProcesses):
-    """`python worker.py` processes, started once the server lists them as pollers."""
+    """`python worker.py` processes (or `command`: `ramp worker` as a deployment runs
+    it), started once the server lists them as pollers."""
 
     name = "worker"
 
-    def __init__(self, client: Client, env: dict[str, str], logs: Path) -> None:
-        super().__init__([sys.executable, "worker.py"], env, logs)
+    def __init__(
+        self,
+        client: Client,
+        env: dict[str, str],
+        logs: Path,
+        command: list[str] | None = None,
+    ) -> None:
+        super().__init__(command or [sys.executable, "worker.py"], env, logs)
         self._client = client
 
     async def _until_ready(self, process: asyncio.subprocess.Process, log: Path) -> None:
@@ -129,7 +144,7 @@ class WorkerProcesses(ServiceProcesses):
             task_queue_type=TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
         )
         try:
-            async with asyncio.timeout(WORKER_START_TIMEOUT):
+            async with asyncio.timeout(self.start_timeout):
                 while process.returncode is None:
                     described = await self._client.workflow_service.describe_task_queue(request)
                     if any(p.identity.startswith(identity) for p in described.pollers):
@@ -157,7 +172,7 @@ class DispatcherProcesses(ServiceProcesses):
 
     async def _until_ready(self, process: asyncio.subprocess.Process, log: Path) -> None:
         try:
-            async with asyncio.timeout(WORKER_START_TIMEOUT):
+            async with asyncio.timeout(self.start_timeout):
                 while process.returncode is None:
                     if self._said_ready(log):
                         return
