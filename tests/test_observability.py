@@ -9,6 +9,7 @@ worker are built, as a process with RAMP_OTLP_ENDPOINT set has it from its start
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import io
 import json
 import logging
@@ -379,3 +380,23 @@ async def test_ready_only_with_a_worker_polling(
         "worker": "unavailable: no worker polling",
     }
     assert live.status_code == 200  # alive all the same
+
+
+class _Pause:
+    def __await__(self) -> Iterator[None]:
+        yield
+
+
+def test_ids_bound_in_a_coroutine_closed_from_another_context() -> None:
+    """Temporal evicts a cached workflow by closing its coroutine from the eviction's
+    own task: the ids bound inside must not fail that close (it raised ValueError,
+    reported as an unraisable exception under whatever test ran then)."""
+
+    async def run() -> None:
+        with context.bound(request="req-1", project="proj-1"):
+            await _Pause()
+
+    coroutine = run()
+    contextvars.copy_context().run(coroutine.send, None)  # suspended inside the block
+    coroutine.close()  # from this test's context, as an eviction does
+    assert context.request_id.get() is None

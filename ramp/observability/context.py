@@ -4,6 +4,7 @@ request, carried into workflows and activities by a Temporal header
 
 from __future__ import annotations
 
+import contextlib
 import re
 import uuid
 from collections.abc import Iterator
@@ -55,4 +56,8 @@ def bound(
         yield
     finally:
         for var, token in reversed(tokens):
-            var.reset(token)
+            # Closed from another context (Temporal evicting a workflow closes its
+            # coroutine from the eviction's task): the context the ids were set in is
+            # gone with it, so there is nothing to restore.
+            with contextlib.suppress(ValueError):
+                var.reset(token)
