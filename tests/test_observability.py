@@ -17,7 +17,7 @@ import os
 import subprocess
 import sys
 import urllib.request
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Generator, Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -383,7 +383,7 @@ async def test_ready_only_with_a_worker_polling(
 
 
 class _Pause:
-    def __await__(self) -> Iterator[None]:
+    def __await__(self) -> Generator[None, None, None]:
         yield
 
 
