@@ -61,6 +61,12 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "sqlite_only: about a behaviour of SQLite deployments (deselected on PostgreSQL)"
     )
+    config.addinivalue_line(
+        "markers",
+        "either_database: reaches the database, but is about something else (a Temporal server "
+        "or a worker process killed, no worker at all): runs in one of the two passes, split "
+        "by cost like the tests that reach no database",
+    )
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -70,7 +76,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     SQLite, pure logic) would only repeat themselves: when ./scripts/test runs both
     passes side by side (`RAMP_TEST_PASS` = sqlite or postgres), each such module runs
     in one of them, chosen by its cost so that the two passes end together (`_split`).
-    Tests marked `postgresql_only` or `sqlite_only` run only against that database."""
+    Tests marked `postgresql_only` or `sqlite_only` run only against that database;
+    those marked `either_database` reach it but are about something else, and are split
+    like the database-free ones."""
     # Split before anything is deselected: both passes must compute the same split.
     owners = _split(items)
     other = "sqlite_only" if os.environ.get("RAMP_TEST_DATABASE_URL") else "postgresql_only"
@@ -119,6 +127,11 @@ MODULE_SECONDS = {
     "tests/test_catalog.py": 8,
     "tests/test_data_at_rest.py": 7,
     "tests/test_webhook_sender_process.py": 6,
+    # either_database: they reach the database, but one pass is enough.
+    "tests/test_bridge_worker_kill.py": 35,
+    "tests/test_intent_temporal_restart.py": 18,
+    "tests/test_worker_outage.py": 17,
+    "tests/test_intent_durability.py": 13,
 }
 DEFAULT_TEST_SECONDS = 0.1
 PASS_SECONDS = {"postgres": 200.0, "sqlite": 0.0}
@@ -152,6 +165,8 @@ def _pinned(item: pytest.Item) -> bool:
 
 
 def _reaches(item: pytest.Item) -> bool:
+    if item.get_closest_marker("either_database") is not None:
+        return False
     names = getattr(item, "fixturenames", ())
     return "database_url" in names or item.get_closest_marker("database") is not None
 
