@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import os
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
 import httpx
@@ -87,18 +87,57 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         config.hook.pytest_deselected(items=elsewhere)
         items[:] = [item for item in items if item.get_closest_marker(other) is None]
     share = os.environ.get("RAMP_TEST_PASS")
-    if share is None:
-        return
-    if share not in PASSES:
-        raise pytest.UsageError(f"RAMP_TEST_PASS must be one of {PASSES}, not {share!r}")
-    kept: list[pytest.Item] = []
-    left: list[pytest.Item] = []
-    for item in items:
-        ours = _reaches(item) or _pinned(item) or owners[_module(item)] == share
-        (kept if ours else left).append(item)
+    if share is not None:
+        if share not in PASSES:
+            raise pytest.UsageError(f"RAMP_TEST_PASS must be one of {PASSES}, not {share!r}")
+        _keep(
+            config,
+            items,
+            lambda item: _reaches(item) or _pinned(item) or owners[_module(item)] == share,
+        )
+    shard = os.environ.get("RAMP_TEST_SHARD")
+    if shard:
+        index, count = _shard(shard)
+        # Computed on what this pass runs, the same in each of its shards.
+        mine = _shard_modules(items, count)[index - 1]
+        _keep(config, items, lambda item: _module(item) in mine)
+
+
+def _keep(
+    config: pytest.Config, items: list[pytest.Item], ours: Callable[[pytest.Item], bool]
+) -> None:
+    kept = [item for item in items if ours(item)]
+    left = [item for item in items if not ours(item)]
     if left:
         config.hook.pytest_deselected(items=left)
         items[:] = kept
+
+
+def _shard(raw: str) -> tuple[int, int]:
+    """`RAMP_TEST_SHARD=I/N`: this process runs the I-th of N shares of its pass."""
+    index, _, count = raw.partition("/")
+    if not (index.isdigit() and count.isdigit() and 1 <= int(index) <= int(count)):
+        raise pytest.UsageError(f"RAMP_TEST_SHARD must be I/N with 1 <= I <= N, not {raw!r}")
+    return int(index), int(count)
+
+
+def _shard_modules(items: list[pytest.Item], count: int) -> list[set[str]]:
+    """The pass's modules in `count` shares of about equal cost (a module stays whole:
+    its module-scoped stacks are started once); the costliest first, each to the share
+    with the least so far."""
+    cost: dict[str, float] = {}
+    for item in items:
+        module = _module(item)
+        cost[module] = cost.get(module, 0.0) + DEFAULT_TEST_SECONDS
+    cost.update((module, seconds) for module, seconds in MODULE_SECONDS.items() if module in cost)
+    cost.update((module, seconds) for module, seconds in SHARD_SECONDS.items() if module in cost)
+    shares: list[set[str]] = [set() for _ in range(count)]
+    load = [0.0] * count
+    for module in sorted(cost, key=lambda module: (-cost[module], module)):
+        lightest = min(range(count), key=lambda share: (load[share], share))
+        shares[lightest].add(module)
+        load[lightest] += cost[module]
+    return shares
 
 
 PASSES = ("postgres", "sqlite")
@@ -132,8 +171,35 @@ MODULE_SECONDS = {
     "tests/test_intent_temporal_restart.py": 18,
     "tests/test_worker_outage.py": 17,
     "tests/test_intent_durability.py": 13,
+    "tests/test_dashboard_browser.py": 20,
+    "tests/test_onboarding_page.py": 16,
+    "tests/test_bridge_onboarding_page.py": 5,
 }
 DEFAULT_TEST_SECONDS = 0.1
+# The same for the costliest modules that run in both passes, where the shards of a pass
+# (RAMP_TEST_SHARD) share its modules (--durations of 2026-11-26 on the loaded machine,
+# divided by three to be about those above).
+SHARD_SECONDS = {
+    "tests/test_webhook_durability.py": 40,
+    "tests/test_schemathesis.py": 20,
+    "tests/test_webhooks.py": 28,
+    "tests/test_webhook_dispatcher_process.py": 20,
+    "tests/test_intents.py": 14,
+    "tests/test_throttling_by_address.py": 18,
+    "tests/test_onboarding_api.py": 12,
+    "tests/test_onboarding_durability.py": 10,
+    "tests/test_webhook_dispatch.py": 7,
+    "tests/test_provider_event_relay.py": 8,
+    "tests/test_migrations.py": 6,
+    "tests/test_webhook_recovery.py": 5,
+    "tests/test_cancel.py": 5,
+    "tests/test_intent_provider_failures.py": 5,
+    "tests/test_throttling.py": 5,
+    "tests/test_intent_expiry.py": 5,
+    "tests/test_dashboard_admin.py": 5,
+    "tests/test_bridge_production.py": 4,
+    "tests/test_network_policy.py": 8,
+}
 PASS_SECONDS = {"postgres": 200.0, "sqlite": 0.0}
 
 
