@@ -25,6 +25,7 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 from temporalio.client import Client
 from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Worker
+from temporalio.worker._workflow import _WorkflowWorker
 
 from api.app import create_app
 from ramp.config import Settings, sync_database_url
@@ -270,6 +271,29 @@ def _cheap_password_hashes() -> Iterator[None]:
         organization_secrets._dummy_hash.cache_clear()
         yield
     organization_secrets._dummy_hash.cache_clear()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _patient_deadlock_detection() -> Iterator[None]:
+    """Workflow activations in the test process may take DEADLOCK_SECONDS before the SDK
+    calls them deadlocked, instead of its 2 s: on a machine at a load of 20 a workflow's
+    first activation (its sandboxed imports) took longer, the SDK interrupted it, and the
+    interruption, landing in a weakref callback, failed an unrelated test as an
+    unraisable exception. A workflow that really blocks is still caught. Processes the
+    tests start (`python worker.py`, `ramp dev`) keep the SDK's 2 s."""
+    original = _WorkflowWorker.__init__
+
+    def patient(self: _WorkflowWorker, *args: Any, **kwargs: Any) -> None:
+        original(self, *args, **kwargs)
+        assert self._deadlock_timeout_seconds is not None  # not debug mode
+        self._deadlock_timeout_seconds = DEADLOCK_SECONDS
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_WorkflowWorker, "__init__", patient)
+        yield
+
+
+DEADLOCK_SECONDS = 15
 
 
 @pytest.fixture(scope="session")
