@@ -3,7 +3,7 @@
 
 Real processes against a Temporal dev server of this module's own: a worker started in
 the separate mode stores an intent's deliveries and sends nothing; a dispatcher started
-later sends them all. Two dispatchers, one killed in the middle of a burst of 200
+later sends them all. Two dispatchers, one killed in the middle of a burst of 60
 intents: every event stored reaches the receiver, the delivery log agrees, and no event
 is ever POSTed twice at once. On SQLite both processes refuse the mode, saying why.
 """
