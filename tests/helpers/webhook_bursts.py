@@ -26,7 +26,7 @@ from tests.helpers.webhook_receiver import Receiver
 
 # Enough for a kill to land with deliveries claimed, in flight and still to come (each
 # intent emits about five events: 300 in all, the kill after the first 12); a burst of
-# 200 proved nothing more and cost about 15 s of CPU per test (docs/performance.md).
+# 200 proved nothing more and cost about 20 s of CPU per test (docs/performance.md).
 INTENTS = 60
 CALLERS = 20
 # A create whose update was on the killed worker times out (503) and is sent again with
