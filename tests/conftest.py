@@ -131,7 +131,8 @@ def _shard_modules(items: list[pytest.Item], count: int) -> list[set[str]]:
         module = _module(item)
         cost[module] = cost.get(module, 0.0) + DEFAULT_TEST_SECONDS
     cost.update((module, seconds) for module, seconds in MODULE_SECONDS.items() if module in cost)
-    cost.update((module, seconds) for module, seconds in SHARD_SECONDS.items() if module in cost)
+    column = 1 if os.environ.get("RAMP_TEST_DATABASE_URL") else 0
+    cost.update((module, both[column]) for module, both in SHARD_SECONDS.items() if module in cost)
     shares: list[set[str]] = [set() for _ in range(count)]
     load = [0.0] * count
     for module in sorted(cost, key=lambda module: (-cost[module], module)):
@@ -144,64 +145,64 @@ def _shard_modules(items: list[pytest.Item], count: int) -> list[set[str]]:
 PASSES = ("postgres", "sqlite")
 
 # Seconds a pass spent on each module that runs in one pass only, where that is more
-# than a few (--durations on the busy 2-core machine, 2026-11-26: only the ratios
-# matter, and a stale figure only unbalances the passes a little). Any other module
-# counts DEFAULT_TEST_SECONDS per test. The tests that run in both passes take about
+# than a few (--durations=0 of `./scripts/test` on the 2-core machine, 2026-11-26, two
+# processes per pass, the machine otherwise nearly idle: only the ratios matter, and a
+# stale figure only unbalances the processes a little). Any other module counts
+# DEFAULT_TEST_SECONDS per test. The tests that run in both passes take about
 # PASS_SECONDS longer on PostgreSQL: the SQLite pass takes that much more of the rest.
 MODULE_SECONDS = {
-    "tests/test_scripts.py": 84,
-    "tests/test_webhook_cli.py": 79,
-    "tests/test_ramp_dev_faults.py": 80,
-    "tests/test_dashboard_cli.py": 39,
-    "tests/test_exit_guard.py": 39,
-    "tests/test_provider_accounts.py": 38,
-    "tests/test_ramp_dev_production.py": 36,
-    "tests/test_ramp_dev.py": 35,
-    "tests/test_ramp_dev_privacy.py": 17,
-    "tests/test_readme_walk.py": 30,
-    "tests/test_supervisor.py": 29,
-    "tests/test_cli.py": 22,
-    "tests/test_quotes.py": 19,
-    "tests/test_bridge_connector.py": 14,
-    "tests/test_replay.py": 12,
-    "tests/test_catalog.py": 8,
-    "tests/test_data_at_rest.py": 7,
-    "tests/test_webhook_sender_process.py": 6,
-    # either_database: they reach the database, but one pass is enough.
-    "tests/test_bridge_worker_kill.py": 35,
-    "tests/test_intent_temporal_restart.py": 18,
-    "tests/test_worker_outage.py": 17,
-    "tests/test_intent_durability.py": 13,
-    "tests/test_dashboard_browser.py": 20,
-    "tests/test_onboarding_page.py": 16,
-    "tests/test_bridge_onboarding_page.py": 5,
+    "tests/test_ramp_dev_faults.py": 50,
+    "tests/test_bridge_worker_kill.py": 43,
+    "tests/test_scripts.py": 38,
+    "tests/test_intent_temporal_restart.py": 35,
+    "tests/test_ramp_dev.py": 30,
+    "tests/test_dashboard_browser.py": 28,
+    "tests/test_onboarding_page.py": 25,
+    "tests/test_worker_outage.py": 23,
+    "tests/test_exit_guard.py": 22,
+    "tests/test_cli.py": 21,
+    "tests/test_supervisor.py": 20,
+    "tests/test_readme_walk.py": 19,
+    "tests/test_provider_accounts.py": 18,
+    "tests/test_intent_durability.py": 17,
+    "tests/test_replay.py": 16,
+    "tests/test_ramp_dev_production.py": 13,
+    "tests/test_intent_workflow_stubbed.py": 10,
+    "tests/test_ramp_dev_privacy.py": 9,
+    "tests/test_bridge_onboarding_page.py": 8,
+    "tests/test_quotes.py": 4,
+    "tests/test_webhook_cli.py": 5,
+    "tests/test_dashboard_cli.py": 5,
+    "tests/test_bridge_connector.py": 6,
+    "tests/test_catalog.py": 4,
+    "tests/test_data_at_rest.py": 4,
+    "tests/test_webhook_sender_process.py": 4,
 }
 DEFAULT_TEST_SECONDS = 0.1
-# The same for the costliest modules that run in both passes, where the shards of a pass
-# (RAMP_TEST_SHARD) share its modules (--durations of 2026-11-26 on the loaded machine,
-# divided by three to be about those above).
+PASS_SECONDS = {"postgres": 100.0, "sqlite": 0.0}
+# Where a pass's processes (RAMP_TEST_SHARD) share its modules: the seconds each pass
+# (SQLite, PostgreSQL) spends on the costliest modules, from the same run.
 SHARD_SECONDS = {
-    "tests/test_webhook_durability.py": 40,
-    "tests/test_schemathesis.py": 20,
-    "tests/test_webhooks.py": 28,
-    "tests/test_webhook_dispatcher_process.py": 20,
-    "tests/test_intents.py": 14,
-    "tests/test_throttling_by_address.py": 18,
-    "tests/test_onboarding_api.py": 12,
-    "tests/test_onboarding_durability.py": 10,
-    "tests/test_webhook_dispatch.py": 7,
-    "tests/test_provider_event_relay.py": 8,
-    "tests/test_migrations.py": 6,
-    "tests/test_webhook_recovery.py": 5,
-    "tests/test_cancel.py": 5,
-    "tests/test_intent_provider_failures.py": 5,
-    "tests/test_throttling.py": 5,
-    "tests/test_intent_expiry.py": 5,
-    "tests/test_dashboard_admin.py": 5,
-    "tests/test_bridge_production.py": 4,
-    "tests/test_network_policy.py": 8,
+    "tests/test_webhook_durability.py": (67, 64),
+    "tests/test_ramp_dev.py": (15, 45),
+    "tests/test_schemathesis.py": (29, 40),
+    "tests/test_throttling_by_address.py": (31, 37),
+    "tests/test_webhook_dispatcher_process.py": (8, 37),
+    "tests/test_intents.py": (22, 32),
+    "tests/test_webhooks.py": (28, 24),
+    "tests/test_ramp_dev_faults.py": (50, 18),
+    "tests/test_onboarding_durability.py": (18, 18),
+    "tests/test_webhook_dispatch.py": (17, 17),
+    "tests/test_bridge_production.py": (14, 17),
+    "tests/test_intent_expiry.py": (7, 17),
+    "tests/test_dashboard_admin.py": (8, 19),
+    "tests/test_onboarding_api.py": (14, 16),
+    "tests/test_cancel.py": (10, 9),
+    "tests/test_bridge_polling.py": (6, 10),
+    "tests/test_provider_event_relay.py": (4, 8),
+    "tests/test_migrations.py": (4, 7),
+    "tests/test_network_policy.py": (7, 4),
 }
-PASS_SECONDS = {"postgres": 200.0, "sqlite": 0.0}
 
 
 def _split(items: list[pytest.Item]) -> dict[str, str]:
