@@ -13,6 +13,10 @@ import threading
 import time
 from pathlib import Path
 
+# How long `ramp dev` may take to say it is ready before it counts as hung: about 2 s on
+# an idle machine, but its five processes import and connect in turn, which a machine
+# at a load of 20 on two cores stretched past a minute.
+START_TIMEOUT = 180.0
 BANNER = re.compile(r"Demo client id:\s+(\S+)\s+Demo client secret:\s+(\S+)", re.S)
 
 
@@ -97,9 +101,7 @@ class SandboxProcess:
     def log(self) -> str:
         return "".join(self.output)
 
-    # Two minutes: a start is 5 s on a quiet machine, but CI has seen more than 60 s on
-    # a loaded one (a Temporal server, migrations and three processes to start).
-    def credentials(self, timeout: float = 120) -> tuple[str, str]:
+    def credentials(self, timeout: float = START_TIMEOUT) -> tuple[str, str]:
         """The demo project's client id and secret, once the sandbox says it is ready."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
@@ -111,7 +113,7 @@ class SandboxProcess:
             time.sleep(0.1)
         raise TimeoutError("ramp dev did not print its banner:\n" + self.log)
 
-    def ready(self, banner: str, timeout: float = 120) -> None:
+    def ready(self, banner: str, timeout: float = START_TIMEOUT) -> None:
         """Until `ramp dev` prints `banner` (its first line once healthy)."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:

@@ -33,6 +33,10 @@ from worker import build_provider_worker, build_worker
 
 WAIT_MS = 20_000
 
+# About the page in a browser, not the database (the API under it runs in both passes):
+# one of the two passes runs it.
+pytestmark = pytest.mark.either_database
+
 
 @pytest.fixture(scope="module")
 async def bridge() -> AsyncIterator[BridgeSimulator]:

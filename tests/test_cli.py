@@ -13,7 +13,7 @@ from ramp.db.tables import Project
 from ramp.security.credentials import client_secret_matches
 from ramp.security.tokens import CustomerClaims, TokenService
 from ramp.settings_loader import STACK_FILE, mark_stack
-from tests.helpers.cli import ramp
+from tests.helpers.cli import ramp, ramp_in_process
 
 
 def trust_issuer(
@@ -200,5 +200,5 @@ def test_every_data_command_takes_database_url(tmp_path: Path) -> None:
         ["worker"],
         ["dispatcher"],
     ):
-        helped = ramp(*command, "--help")
+        helped = ramp_in_process(*command, "--help")
         assert "--database-url" in helped.stdout, command

@@ -1,5 +1,6 @@
 """`ramp org create` (the owner's setup link) and `ramp keys rotate` (every encrypted
-column re-encrypted under a new key), run as processes on a sandbox data dir."""
+column re-encrypted under a new key), run on a sandbox data dir in the test's process
+(what they print, write and exit with; tests/test_cli.py runs `ramp` as processes)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from cryptography.fernet import InvalidToken
 
 from ramp.security.encryption import SecretBox
 from ramp.security.keys import generate_encryption_key
-from tests.helpers.cli import ramp
+from tests.helpers.cli import ramp_in_process as ramp
 
 
 def test_org_create_prints_a_one_time_setup_link(tmp_path: Path) -> None:

@@ -12,6 +12,7 @@ import asyncio
 import signal
 
 import httpx
+import pytest
 from temporalio.client import Client, WorkflowExecutionStatus
 
 from ramp.intents.models import IntentOutcome
@@ -28,6 +29,9 @@ from tests.helpers.payments import (
 from tests.helpers.processes import WorkerProcesses
 from tests.helpers.projects import ProjectCredentials, bearer, make_customer
 from workflows.intents import IntentWorkflow
+
+# About a worker process dying, not the database: one of the two passes runs it.
+pytestmark = pytest.mark.either_database
 
 # After a SIGKILL the workflow's next task first goes to the dead worker's sticky queue
 # and only reaches the new worker when that times out (about 10 s, shared notes).

@@ -38,6 +38,9 @@ from tests.helpers.processes import WorkerProcesses, worker_environment
 from tests.helpers.projects import ProjectCredentials, make_customer
 from tests.helpers.servers import derive_settings, serve
 
+# About Temporal's server dying, not the database: one of the two passes runs it.
+pytestmark = pytest.mark.either_database
+
 CREATES = 12
 # After the restart the workflows' tasks first go to sticky queues of the worker's
 # broken connection, then time out to the normal queue (shared notes: about 10 s).

@@ -46,7 +46,7 @@ from ramp.security.network import LOCAL_ALLOWED, PUBLIC_ONLY, literal_address
 from ramp.settings_loader import load_settings, mark_stack
 from ramp.webhooks.sender_process import sender_process
 from ramp.webhooks.sending import Outgoing, Signer, http_client, send
-from tests.helpers.cli import ramp
+from tests.helpers.cli import ramp_in_process as ramp
 from tests.helpers.dashboard import join, new_organization
 from tests.helpers.errors import assert_envelope
 from tests.helpers.identity_provider import public_jwk, serve_jwks

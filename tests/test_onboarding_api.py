@@ -30,7 +30,7 @@ from ramp.origins import (
 )
 from ramp.security.encryption import SecretBox
 from ramp.security.tokens import TokenService
-from tests.helpers.cli import ramp
+from tests.helpers.cli import ramp_in_process as ramp
 from tests.helpers.onboarding import (
     DOCUMENT_NUMBER,
     FIRST_NAME,

@@ -49,7 +49,9 @@ if os.environ.get("RAMP_TEST_BROWSER") == "skip":
         allow_module_level=True,
     )
 
-pytestmark = pytest.mark.usefixtures("worker")
+# About the pages in a browser, not the database (the API under them runs in both
+# passes): one of the two passes runs it.
+pytestmark = [pytest.mark.usefixtures("worker"), pytest.mark.either_database]
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from ramp.catalog import provider_by_code
 from ramp.config import Settings
 from ramp.quotes.partner_fee import set_partner_fee
 from ramp.quotes.service import QUOTE_BUDGET_SECONDS
-from tests.helpers.cli import ramp
+from tests.helpers.cli import ramp_in_process as ramp
 from tests.helpers.payments import ATLAS, BEACON
 from tests.helpers.projects import ProjectCredentials, bearer, make_project
 

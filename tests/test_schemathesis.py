@@ -18,6 +18,7 @@ requests, and the next test failed on an unclosed psycopg connection).
 from __future__ import annotations
 
 import asyncio
+import os
 import threading
 from datetime import timedelta
 from typing import Any
@@ -26,7 +27,7 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 import schemathesis
-from hypothesis import HealthCheck, Phase, given, reject, settings
+from hypothesis import HealthCheck, Phase, given, reject, seed, settings
 from schemathesis import Case
 from schemathesis.checks import (
     content_type_conformance,
@@ -47,8 +48,11 @@ from tests.helpers.projects import ProjectCredentials
 
 pytestmark = pytest.mark.usefixtures("worker")
 
-# Per operation; with a fixed seed (derandomize) every run sends the same requests.
-MAX_EXAMPLES = 30
+# Per operation and per pass; with a fixed seed every run of a pass sends the same
+# requests. The two passes draw from different seeds: 30 requests per operation between
+# them, as each pass sent before (where they cost 20 to 30 s of CPU per pass).
+MAX_EXAMPLES = 15
+SEED = 1 if os.environ.get("RAMP_TEST_DATABASE_URL") else 0
 # The longest the service waits on Temporal before it answers 503, twice over for a
 # loaded machine: a request without an answer by then is a hang.
 REQUEST_BOUND = 2 * max(WRITE_TIMEOUT, SUBMIT_TIMEOUT, key=timedelta.total_seconds)
@@ -204,12 +208,12 @@ def _conforms(
 
     @settings(
         max_examples=MAX_EXAMPLES,
-        derandomize=True,
         database=None,
         deadline=None,
         phases=[Phase.explicit, Phase.generate],  # no shrinking: report the first
         suppress_health_check=list(HealthCheck),
     )
+    @seed(SEED)
     @given(case=operation.as_strategy())
     def conforms(case: Case[Any]) -> None:
         response = _send(case, authorization, client, loop, stop)

@@ -1,4 +1,6 @@
-"""`ramp webhook ...` and `ramp project rotate-secret`, run as a user would run them."""
+"""`ramp webhook ...` and `ramp project rotate-secret`, run as a user would run them: the
+commands in the test's process (what they print and their exit status), `ramp webhook
+listen` as a process of its own (it runs until signalled)."""
 
 from __future__ import annotations
 
@@ -16,7 +18,7 @@ import httpx
 
 from ramp.security.credentials import client_secret_matches
 from ramp.webhooks.signing import signature_headers
-from tests.helpers.cli import ramp
+from tests.helpers.cli import ramp_in_process as ramp
 from tests.helpers.processes import ROOT
 
 
@@ -133,6 +135,11 @@ def test_rotate_secret_keeps_the_old_one_for_the_grace_period(tmp_path: Path) ->
     assert client_secret_matches(rotated["clientSecret"], previous)
 
 
+# A hang detector: the process imports its stack before it prints its banner, which a
+# loaded machine stretches to tens of seconds.
+START_TIMEOUT = 120
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -161,7 +168,7 @@ async def test_listen_prints_verified_events_and_refuses_forgeries() -> None:
     )
     assert process.stdout is not None
     try:
-        banner = await asyncio.wait_for(process.stdout.readline(), 30)
+        banner = await asyncio.wait_for(process.stdout.readline(), START_TIMEOUT)
         assert f"listening on http://127.0.0.1:{port}/" in banner.decode()
         envelope = {
             "eventId": "e1",
@@ -188,7 +195,7 @@ async def test_listen_prints_verified_events_and_refuses_forgeries() -> None:
         assert forged.status_code == 401
         printed = b""
         while b"REFUSED" not in printed:
-            printed += await asyncio.wait_for(process.stdout.readline(), 10)
+            printed += await asyncio.wait_for(process.stdout.readline(), 60)
         text = printed.decode()
         assert "INTENT_STATUS_CHANGED e1 (verified)" in text
         assert '"status": "PENDING"' in text

@@ -5,7 +5,7 @@ this module's own. In the first test the receiver holds the first POST open and 
 worker is SIGKILLed while it waits for the answer: once the delivery's lease lapses a
 new worker's dispatcher makes the attempt again, and the event arrives (twice in all:
 delivery is at least once, and the receiver deduplicates on `webhook-id`). The others
-kill a worker in the middle of a burst of 200 intents, alone or beside a second worker:
+kill a worker in the middle of a burst of 60 intents, alone or beside a second worker:
 every event stored reaches the receiver, the delivery log agrees, and no event is ever
 being POSTed twice at the same time. A worker POSTs from a child process of its own
 (ramp/webhooks/sender_process.py): killed mid-burst, it is replaced and loses nothing;

@@ -9,10 +9,14 @@ process (`python worker.py`) is started afterwards.
 from __future__ import annotations
 
 import httpx
+import pytest
 
 from tests.helpers.payments import create_intent, register_accounts
 from tests.helpers.processes import WorkerProcesses
 from tests.helpers.projects import ProjectCredentials, make_customer
+
+# About Temporal and a worker process, not the database: one of the two passes runs it.
+pytestmark = pytest.mark.either_database
 
 
 async def test_a_create_without_a_worker_is_a_503_then_succeeds_with_its_key(
