@@ -28,6 +28,8 @@ from ramp.db import engine as engines
 from ramp.db import tables  # noqa: F401  (registers the tables)
 from ramp.db.migrate import alembic_config, upgrade
 from ramp.db.types import UTCDateTime, utcnow
+from ramp.intents.provider_calls import provider_event_id
+from ramp.intents.states import ProviderEventType
 from ramp.security.encryption import SecretBox
 from ramp.security.tokens import TokenService
 from tests.helpers.payments import (
@@ -53,6 +55,23 @@ def test_migrated_schema_matches_the_tables(migrated: Settings) -> None:
         differences = compare_metadata(context, SQLModel.metadata)
     engine.dispose()
     assert differences == []
+
+
+def test_a_transaction_event_id_holds_the_longest_provider_reference() -> None:
+    """The event's id is the provider's reference, a colon and the type: PostgreSQL
+    refused Monerium's (76 characters) in a column of 64, SQLite stored them."""
+    longest = "x" * _length("intent_transaction", "provider_reference")
+    ids = [provider_event_id(longest, event_type) for event_type in ProviderEventType]
+    assert max(map(len, ids)) <= _length("transaction_event", "id")
+
+
+def _length(table: str, column: str) -> int:
+    kind = SQLModel.metadata.tables[table].c[column].type
+    if isinstance(kind, sa.TypeDecorator):  # SQLModel's AutoString
+        kind = kind.impl_instance
+    assert isinstance(kind, sa.String)
+    assert kind.length is not None
+    return kind.length
 
 
 def test_upgrade_is_idempotent(migrated: Settings) -> None:

@@ -330,7 +330,8 @@ class TransactionEventRow(SQLModel, table=True):
     """A provider event applied to a transaction, for the audit trail."""
 
     __tablename__ = "transaction_event"
-    id: str = Field(primary_key=True, max_length=64)
+    # `provider_event_id`: the provider's reference (up to 200), a colon, the event type.
+    id: str = Field(primary_key=True, max_length=255)
     transaction_id: str = Field(foreign_key="intent_transaction.id", index=True, max_length=36)
     type: str = Field(max_length=32)
     status_after: str = Field(max_length=16)
