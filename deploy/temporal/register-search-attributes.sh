@@ -33,7 +33,19 @@ else
     echo "namespace $NAMESPACE: registered (retention $RETENTION)"
 fi
 
-existing="$(temporal operator search-attribute list --namespace "$NAMESPACE")"
+# A namespace just registered is not served at once: the server's namespace registry
+# (which also remembers a "not found", such as the describe above, for a while) catches
+# up within seconds. Until then listing its attributes answers "not found": wait for it.
+waited=0
+until existing="$(temporal operator search-attribute list --namespace "$NAMESPACE" 2>&1)"; do
+    if [ "$waited" -ge "$WAIT_SECONDS" ]; then
+        printf '%s\n' "$existing" >&2
+        echo "namespace $NAMESPACE is not served after ${WAIT_SECONDS}s" >&2
+        exit 1
+    fi
+    sleep 1
+    waited=$((waited + 1))
+done
 for name in $KEYWORD_ATTRIBUTES; do
     # -w: whole word, so a registered "RampIntentStatusOld" does not count.
     if printf '%s\n' "$existing" | grep -qw "$name"; then
