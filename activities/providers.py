@@ -222,14 +222,16 @@ class ProviderActivities:
             # The sandbox's mocks behave as the project set them (UP, DOWN, ...).
             connector: Connector = await behaviour.as_set(self._db, local, provider_account_id)
             ctx = ProviderContext.without_credentials(provider_account_id)
+            sealed = None
         else:
             async with self._db() as session:
-                _, connector, ctx = await provider_context(
+                account, connector, ctx = await provider_context(
                     session,
                     provider_account_id=provider_account_id,
                     secret_box=self._secret_box,
                     connectors=self._connectors,
                 )
+            sealed = account.credentials_encrypted
         call = ProviderCall(provider_code or connector.code, activity.info().activity_type)
         try:
             yield connector, ctx
@@ -238,7 +240,10 @@ class ProviderActivities:
             log.warning("provider account %s: credentials rejected", provider_account_id)
             async with self._db() as session:
                 await mark_unhealthy(
-                    session, provider_account_id=provider_account_id, reason=str(error)
+                    session,
+                    provider_account_id=provider_account_id,
+                    reason=str(error),
+                    rejected_credentials=sealed,
                 )
             raise temporal_error(error, activity.info().attempt) from None
         except ProviderUnavailable as error:

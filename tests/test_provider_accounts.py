@@ -334,3 +334,34 @@ def _cli_keys() -> dict[str, str]:
     from ramp.security.keys import generated_keys
 
     return generated_keys()
+
+
+async def test_a_refusal_of_credentials_since_replaced_leaves_the_account_healthy(
+    db: AsyncSession, migrated: Settings, bridge: BridgeSimulator
+) -> None:
+    """A call still in flight with the old key fails after the owner set a new one: the
+    account stays as the owner left it (seen under load in tests/test_bridge_polling.py's
+    rotation, where the late refusal took the rotated account out of routing again)."""
+    project_id = await production_project(db, migrated)
+    account = await connect(db, migrated, project_id, bridge_credentials(bridge))
+    old = await db.get(ProviderAccount, account.id)
+    assert old is not None
+    old_sealed = old.credentials_encrypted
+    await connect(db, migrated, project_id, bridge_credentials(bridge))  # sealed anew
+    await service.mark_unhealthy(
+        db, provider_account_id=account.id, reason="late 401", rejected_credentials=old_sealed
+    )
+    row = await db.get(ProviderAccount, account.id)
+    assert row is not None
+    await db.refresh(row)
+    assert row.credentials_encrypted != old_sealed
+    assert row.status == "HEALTHY"
+    # The current credentials refused: out of routing.
+    await service.mark_unhealthy(
+        db,
+        provider_account_id=account.id,
+        reason="Bridge rejected the API key (401)",
+        rejected_credentials=row.credentials_encrypted,
+    )
+    await db.refresh(row)
+    assert row.status == "UNHEALTHY"

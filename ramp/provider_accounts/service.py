@@ -284,11 +284,21 @@ async def disable_provider_account(
     return view(account, public_url)
 
 
-async def mark_unhealthy(session: AsyncSession, *, provider_account_id: str, reason: str) -> None:
+async def mark_unhealthy(
+    session: AsyncSession,
+    *,
+    provider_account_id: str,
+    reason: str,
+    rejected_credentials: str | None = None,
+) -> None:
     """The provider refused the account's credentials: out of routing, with the reason
-    the owner sees. A disabled account stays disabled."""
+    the owner sees. A disabled account stays disabled. `rejected_credentials` (the sealed
+    credentials the refused call used): when the owner has set others since, a call
+    still in flight with the old ones leaves the account as the owner left it."""
     account = await session.get(ProviderAccount, provider_account_id)
     if account is None or account.status == AccountStatus.DISABLED:
+        return
+    if rejected_credentials is not None and account.credentials_encrypted != rejected_credentials:
         return
     account.status = AccountStatus.UNHEALTHY
     account.status_reason = reason[:500]
