@@ -18,7 +18,7 @@ import pytest
 from argon2 import PasswordHasher, profiles
 from sqlalchemy import create_engine as create_sync_engine
 from sqlalchemy import text
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.ext.asyncio import async_sessionmaker
 from sqlmodel import SQLModel
 from sqlmodel.ext.asyncio.session import AsyncSession
@@ -378,18 +378,26 @@ async def _clean_database(request: pytest.FixtureRequest) -> AsyncIterator[None]
 
 def _delete_all_rows(settings: Settings) -> None:
     engine = create_sync_engine(settings.migration_url)
-    # A worker's webhook dispatcher may log an attempt between deleting the attempts
-    # and deleting their delivery (PostgreSQL then refuses the second): start again.
-    for tries_left in reversed(range(5)):
-        try:
-            with engine.begin() as connection:
-                for table in reversed(SQLModel.metadata.sorted_tables):
-                    connection.execute(table.delete())
-            break
-        except IntegrityError:
-            if not tries_left:
-                raise
-    engine.dispose()
+    try:
+        # A worker's webhook dispatcher may log an attempt between deleting the attempts
+        # and deleting their delivery (PostgreSQL then refuses the second), or a workflow
+        # still recording its intent may lock rows in the other order (PostgreSQL picks
+        # this transaction as the deadlock's victim): start again.
+        for tries_left in reversed(range(5)):
+            try:
+                with engine.begin() as connection:
+                    for table in reversed(SQLModel.metadata.sorted_tables):
+                        connection.execute(table.delete())
+                break
+            except (IntegrityError, OperationalError) as error:
+                if not tries_left or (
+                    isinstance(error, OperationalError) and "deadlock" not in str(error).lower()
+                ):
+                    raise
+    finally:
+        # Always: a connection left to the garbage collector fails whichever test is
+        # running when it is collected (ResourceWarning, an error under this config).
+        engine.dispose()
 
 
 @pytest.fixture(scope="module")
