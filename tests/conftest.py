@@ -8,6 +8,7 @@ per database); each run gets a schema of its own there, dropped at the end.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import uuid
 from collections.abc import AsyncIterator, Callable, Iterator
@@ -23,6 +24,7 @@ from sqlalchemy.ext.asyncio import async_sessionmaker
 from sqlmodel import SQLModel
 from sqlmodel.ext.asyncio.session import AsyncSession
 from temporalio.client import Client
+from temporalio.service import RPCError
 from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Worker
 from temporalio.worker._workflow import _WorkflowWorker
@@ -371,9 +373,24 @@ async def _clean_database(request: pytest.FixtureRequest) -> AsyncIterator[None]
     if "migrated" not in request.fixturenames:
         return
     settings: Settings = request.getfixturevalue("migrated")
+    if "temporal_client" in request.fixturenames:
+        await _end_running_workflows(request.getfixturevalue("temporal_client"), settings)
     # In a thread: the session's worker may still be finishing a write (a webhook
     # attempt, say) on this event loop, and SQLite's lock would wait for it forever.
     await asyncio.to_thread(_delete_all_rows, settings)
+
+
+async def _end_running_workflows(client: Client, settings: Settings) -> None:
+    """Terminates what the test left running on its module's task queue, before its
+    rows go: a workflow woken later (a provider event, a timer) would write into
+    emptied tables, and its local activity would retry that write for ever and hold
+    the module's worker at shutdown (seen: tests/test_provider_event_relay.py hung 600 s
+    in teardown)."""
+    query = f'TaskQueue="{settings.task_queue}" AND ExecutionStatus="Running"'
+    async for execution in client.list_workflows(query):
+        handle = client.get_workflow_handle(execution.id, run_id=execution.run_id)
+        with contextlib.suppress(RPCError):  # ended meanwhile
+            await handle.terminate("the test is over: its rows are deleted")
 
 
 def _delete_all_rows(settings: Settings) -> None:
