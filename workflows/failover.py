@@ -17,10 +17,9 @@ from datetime import timedelta
 from temporalio import workflow
 from temporalio.exceptions import ActivityError, ApplicationError
 
-from ramp.intents import activities, failover, lifecycle
-from ramp.intents.activity_options import LOOKUP as _LOOKUP
-from ramp.intents.models import IntentState, RequirementChecks
-from workflows.intent_base import IntentBase
+from ramp.intents import failover, lifecycle
+from ramp.intents.models import IntentState
+from workflows.intent_base import IntentBase, select_and_check
 
 # Added with issue 26: orders that fail for the provider's own reasons move the intent
 # to its next eligible provider; a network provider's order is given ORDER_BUDGET per
@@ -51,21 +50,7 @@ class Failover(IntentBase):
             }
         )
         try:
-            selection = await workflow.execute_local_activity(
-                activities.select_provider, request, **_LOOKUP
-            )
-            checks = await workflow.execute_local_activity(
-                activities.check_requirements,
-                RequirementChecks(
-                    intent_id=state.id,
-                    customer_id=state.customer_id,
-                    provider_code=selection.provider_code,
-                    amount=state.amount,
-                    currency_code=state.currency_code,
-                    codes=[r.code for r in selection.requirements],
-                ),
-                **_LOOKUP,
-            )
+            selection, checks = await select_and_check(request)
         except (ActivityError, ApplicationError) as error:
             workflow.logger.info("intent %s: no provider to fail over to: %s", state.id, error)
             return False

@@ -20,11 +20,19 @@ from temporalio.exceptions import ApplicationError
 from ramp import temporal
 from ramp.errors import Conflict, IntentError, Refused
 from ramp.intents import activities
+from ramp.intents.activity_options import LOOKUP as _LOOKUP
 from ramp.intents.activity_options import RECORD as _RECORD
 from ramp.intents.changes import IntentChange
 from ramp.intents.clock import SANDBOX_CLOCK_PATCH, ClockAdvance, ClockAdvanced
 from ramp.intents.events import transition_events
-from ramp.intents.models import IntentRequest, IntentState, StepUpdate
+from ramp.intents.models import (
+    CheckResults,
+    IntentRequest,
+    IntentState,
+    ProviderSelection,
+    RequirementChecks,
+    StepUpdate,
+)
 
 
 class IntentBase:
@@ -145,3 +153,25 @@ class IntentBase:
         if state.unmatched_deposit is not None:
             updates.append(temporal.MONEY_ISSUE.value_set("UNMATCHED_DEPOSIT"))
         workflow.upsert_search_attributes(updates)
+
+
+async def select_and_check(request: IntentRequest) -> tuple[ProviderSelection, CheckResults]:
+    """The provider `request` goes to (`select_provider`) and its requirements checked
+    against what the customer has on record (`check_requirements`): the two lookups of
+    an intent's opening, asked again by a failover (workflows/failover.py)."""
+    selection = await workflow.execute_local_activity(
+        activities.select_provider, request, **_LOOKUP
+    )
+    checks = await workflow.execute_local_activity(
+        activities.check_requirements,
+        RequirementChecks(
+            intent_id=request.intent_id,
+            customer_id=request.customer_id,
+            provider_code=selection.provider_code,
+            amount=request.amount,
+            currency_code=selection.source_currency,
+            codes=[r.code for r in selection.requirements],
+        ),
+        **_LOOKUP,
+    )
+    return selection, checks

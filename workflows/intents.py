@@ -21,8 +21,7 @@ from temporalio.exceptions import ActivityError, ApplicationError
 
 from ramp import temporal
 from ramp.errors import Conflict, IntentError, ProviderFailed, Refused, Unavailable
-from ramp.intents import activities, cancellation, lifecycle
-from ramp.intents.activity_options import LOOKUP as _LOOKUP
+from ramp.intents import cancellation, lifecycle
 from ramp.intents.activity_options import VERIFY as _VERIFY
 from ramp.intents.clock import ClockAdvance, ClockAdvanced
 from ramp.intents.models import (
@@ -30,13 +29,13 @@ from ramp.intents.models import (
     IntentRequest,
     IntentState,
     ProviderEvent,
-    RequirementChecks,
     StepSubmission,
     StepUpdate,
     SubmissionCheck,
 )
 from ramp.onboarding.activities import verify_submission
 from workflows import provider_calls as calls
+from workflows.intent_base import select_and_check
 from workflows.provider_flow import ProviderFlow
 from workflows.sandbox_path import CANCEL_ORDER_ON_EXPIRY, CUSTOMER_CANCEL, SandboxPath, cause_of
 
@@ -149,21 +148,7 @@ class IntentRun(ProviderFlow, SandboxPath):
                 return self._state
             request = self._request
             try:
-                selection = await workflow.execute_local_activity(
-                    activities.select_provider, request, **_LOOKUP
-                )
-                checks = await workflow.execute_local_activity(
-                    activities.check_requirements,
-                    RequirementChecks(
-                        intent_id=request.intent_id,
-                        customer_id=request.customer_id,
-                        provider_code=selection.provider_code,
-                        amount=request.amount,
-                        currency_code=selection.source_currency,
-                        codes=[r.code for r in selection.requirements],
-                    ),
-                    **_LOOKUP,
-                )
+                selection, checks = await select_and_check(request)
             except (ActivityError, ApplicationError) as error:
                 self._refusal = _business_error(error, "the intent could not be opened; try again")
                 self._mark_refused(self._refusal)
