@@ -30,8 +30,11 @@ from tests.helpers.webhook_receiver import Receiver
 INTENTS = 60
 CALLERS = 20
 # A create whose update was on the killed worker times out (503) and is sent again with
-# its Idempotency-Key, as a client would, until it is answered.
-RETRIES = 10
+# its Idempotency-Key, as a client would, after the Retry-After the 503 gives, until it
+# is answered. Bounded by time, not by a count: on a loaded machine a replacement
+# worker's first workflow tasks can take longer than their 10 s timeout, and each retry
+# in that window is refused at once ("workflow task in failed state").
+RETRY_FOR_SECONDS = 240.0
 
 
 class Processes(Protocol):
@@ -44,17 +47,19 @@ async def burst(
     http: httpx.AsyncClient, token: str, accounts: tuple[str, str]
 ) -> list[httpx.Response]:
     """INTENTS new intents, CALLERS at a time; each create that times out (503) is sent
-    again with its Idempotency-Key."""
+    again with its Idempotency-Key after the answer's Retry-After."""
     numbers = iter(range(INTENTS))
     answers: list[httpx.Response] = []
+    loop = asyncio.get_running_loop()
 
     async def caller() -> None:
         for number in numbers:
             key = {"Idempotency-Key": f"burst-{number}"}
-            for _ in range(RETRIES):
+            give_up_at = loop.time() + RETRY_FOR_SECONDS
+            answer = await create_intent(http, token, accounts, headers=key)
+            while answer.status_code == 503 and loop.time() < give_up_at:
+                await asyncio.sleep(float(answer.headers.get("Retry-After", "1")))
                 answer = await create_intent(http, token, accounts, headers=key)
-                if answer.status_code != 503:
-                    break
             answers.append(answer)
 
     await asyncio.gather(*(caller() for _ in range(CALLERS)))
