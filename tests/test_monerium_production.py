@@ -19,16 +19,21 @@ import pytest
 from eth_account import Account
 from eth_account.messages import encode_defunct
 from sqlalchemy.ext.asyncio import async_sessionmaker
+from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 from temporalio.client import Client
 
 from ramp import projects, temporal
 from ramp.adapters.monerium.orders import payment_reference
 from ramp.config import Environment, Settings
-from ramp.db.tables import ProviderAccount
+from ramp.db.tables import ProviderAccount, ProviderWebhookEvent
+from ramp.db.types import utcnow
 from ramp.intents.lifecycle import workflow_id
+from ramp.intents.workflow_client import IntentWorkflowClient
 from ramp.provider_accounts import service
 from ramp.provider_accounts.credentials import unseal_webhook_secret
+from ramp.provider_webhooks.service import relay
+from ramp.provider_webhooks.unmatched import NO_INTENT_REASON, UNREFERENCED_GRACE
 from ramp.security.encryption import SecretBox
 from tests.helpers.onboarding import document, kyc_basic, onboarding_token, step, submit
 from tests.helpers.payments import SEPA, register_accounts, wait_for_intent, wallet
@@ -42,6 +47,7 @@ CLIENT_SECRET = "production-client-secret"
 WITHIN = 30.0
 WALLET = Account.from_key("0x" + "6e" * 32)
 SEPA_IBAN = SEPA["accountIdentifier"]["iban"]
+STRANGER_IBAN = "FR7630006000011234567890189"
 
 
 @pytest.fixture(scope="module")
@@ -361,10 +367,12 @@ async def test_money_without_our_reference_and_money_off_the_amount(
     production: Settings,
     monerium: MoneriumSimulator,
     temporal_client: Client,
+    sessions: async_sessionmaker[AsyncSession],
 ) -> None:
     """A payment with no reference from the customer's own account, for the one open
     on-ramp's amount, is that on-ramp's; a payment quoting a reference with another
-    amount is unmatched money on its intent."""
+    amount is unmatched money on its intent; a payment with an unknown reference that
+    no intent matches is unmatched money with no intent."""
     monerium.reset()
     box = SecretBox.from_settings(production)
     created = await projects.create_project(
@@ -448,6 +456,65 @@ async def test_money_without_our_reference_and_money_off_the_amount(
             if described.typed_search_attributes.get(temporal.MONEY_ISSUE) == "UNMATCHED_DEPOSIT":
                 break
             await asyncio.sleep(0.1)
+
+    # A payment with an unknown reference, from an account the customer never gave, for
+    # no open on-ramp's amount: no intent takes it. Once the grace has passed (another
+    # relay's round, later) it is reported as unmatched money with no intent, once,
+    # whatever the number of notifications about it.
+    stray = await monerium.incoming_sepa(iban, "77.00", "RAMP0000DEADBEEF gift",
+                                         payer_iban=STRANGER_IBAN)  # fmt: skip
+    await notify(http, monerium, path, secret, "order.created", stray)
+    later = IntentWorkflowClient(temporal_client, production.task_queue)
+    [unmatched] = await _unmatched_money(http, project, account.id, sessions, later, box)
+    assert unmatched["eventType"] == "DEPOSIT_UNMATCHED"
+    assert unmatched["projectId"] == created.projectId
+    assert unmatched["data"] == {
+        "intentId": None,
+        "customerId": placed[0]["intent"]["customerId"],
+        "transactionId": None,
+        "providerReference": stray["id"],
+        "unmatchedReason": NO_INTENT_REASON,
+        "amount": "77.00",
+        "currency": "EUR",
+        "providerAccountId": account.id,
+    }
+    await monerium.set_order_state(stray["id"], "processed")
+    await notify(http, monerium, path, secret, "order.updated", stray)
+    assert await _unmatched_money(http, project, account.id, sessions, later, box) == [unmatched]
+    one = await http.get(f"/v1/events/{unmatched['eventId']}", headers=project.basic)
+    assert one.json() == unmatched
+
+
+async def _unmatched_money(
+    http: httpx.AsyncClient,
+    project: ProjectCredentials,
+    provider_account_id: str,
+    sessions: async_sessionmaker[AsyncSession],
+    workflows: IntentWorkflowClient,
+    box: SecretBox,
+) -> list[dict[str, Any]]:
+    """The project's DEPOSIT_UNMATCHED events without an intent, once every event of the
+    account is applied, relayed past the grace (the relay's clock moved on)."""
+    async with asyncio.timeout(WITHIN):
+        while True:
+            await relay(sessions, workflows, box, clock=lambda: utcnow() + UNREFERENCED_GRACE)
+            async with sessions() as session:
+                pending = (
+                    await session.exec(
+                        select(ProviderWebhookEvent.id).where(
+                            ProviderWebhookEvent.provider_account_id == provider_account_id,
+                            col(ProviderWebhookEvent.applied_at).is_(None),
+                        )
+                    )
+                ).all()
+            if not pending:
+                break
+            await asyncio.sleep(0.1)
+    listed = await http.get(
+        "/v1/events", params={"type": "DEPOSIT_UNMATCHED"}, headers=project.basic
+    )
+    assert listed.status_code == 200, listed.text
+    return [e for e in listed.json() if e["data"]["intentId"] is None]
 
 
 async def test_the_hosted_forms_are_forwarded_to_the_profile_and_monerium_decides(

@@ -356,6 +356,9 @@ class DepositMatch(_Model):
     amount: Amount
     currency: str
     payer_iban: str | None = None
+    # The provider's own id of the payment (Monerium's issue order id): what an
+    # operator quotes to refund it when no intent takes it, one report per payment.
+    payment_reference: str | None = None
 
 
 class ProviderTransferEvent(_Model):
