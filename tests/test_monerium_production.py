@@ -80,9 +80,20 @@ async def notify(
     assert answer.status_code == 200, answer.text
 
 
+@pytest.mark.parametrize(
+    ("currency", "chain"),
+    [("EURE_GNOSIS", "chiado"), ("EURE_POLYGON", "amoy")],
+)
 async def test_an_onramp_mints_eure_for_a_sepa_payment_quoting_our_reference(
-    http: httpx.AsyncClient, db: AsyncSession, production: Settings, monerium: MoneriumSimulator
+    http: httpx.AsyncClient,
+    db: AsyncSession,
+    production: Settings,
+    monerium: MoneriumSimulator,
+    currency: str,
+    chain: str,
 ) -> None:
+    """On Gnosis, and on another chain Monerium issues EURe on (its sandbox's test
+    network: amoy is Polygon's): the IBAN, the link and the mint are on that chain."""
     monerium.reset()
     box = SecretBox.from_settings(production)
     created = await projects.create_project(
@@ -114,11 +125,15 @@ async def test_an_onramp_mints_eure_for_a_sepa_payment_quoting_our_reference(
     )
     providers = await http.get("/v1/providers", headers=project.basic)
     assert [p["code"] for p in providers.json()] == ["MONERIUM"]
+    routes = await http.get("/v1/currencies/supported", headers=project.basic)
+    pairs = {(r["from"], r["to"]) for r in routes.json()}
+    chains = ("GNOSIS", "ETHEREUM", "POLYGON", "ARBITRUM", "LINEA", "BASE")
+    assert pairs == {("EUR", f"EURE_{c}") for c in chains} | {(f"EURE_{c}", "EUR") for c in chains}
 
     token = await customer_token(http, project, "lena")
     address = "0x52908400098527886E0F7030069857D2E4169EE7"
     accounts = await register_accounts(
-        http, token, "EUR", "EURE_GNOSIS", copy.deepcopy(SEPA), wallet("EURE_GNOSIS", address)
+        http, token, "EUR", currency, copy.deepcopy(SEPA), wallet(currency, address)
     )
     opened = await http.post(
         "/v1/intent",
@@ -134,9 +149,9 @@ async def test_an_onramp_mints_eure_for_a_sepa_payment_quoting_our_reference(
     await wait_for_intent(http, token, intent_id, lambda _: bool(monerium.profiles),
                           within=WITHIN)  # fmt: skip
     [profile] = monerium.profiles.values()
-    # The customer linked the wallet earlier (the hosted signing step is not built yet).
+    # The customer linked the wallet earlier, on the intent's chain.
     monerium.addresses[address.lower()] = {
-        "profile": profile["id"], "address": address, "chains": ["chiado"]}  # fmt: skip
+        "profile": profile["id"], "address": address, "chains": [chain]}  # fmt: skip
 
     # Monerium approves the profile and says so; the token expires meanwhile.
     await monerium.set_profile_state(profile["id"], "approved")
@@ -150,6 +165,7 @@ async def test_an_onramp_mints_eure_for_a_sepa_payment_quoting_our_reference(
     details = instruction["instructions"]
     [iban] = monerium.ibans
     assert details["accountIdentifier"]["iban"] == iban
+    assert monerium.ibans[iban]["chain"] == chain  # the IBAN mints on the intent's chain
     assert details["reference"] == payment_reference(placed["transaction"]["id"])
     assert details["amount"] == "250.00"
     assert len(monerium.calls("POST", "/ibans")) == 1  # a 202, then found on the retry
@@ -157,6 +173,7 @@ async def test_an_onramp_mints_eure_for_a_sepa_payment_quoting_our_reference(
 
     # The payment lands quoting the reference: minted, then processed.
     order = await monerium.incoming_sepa(iban, "250.00", f"Order {details['reference']}")
+    assert order["chain"] == chain
     await notify(http, monerium, path, secret, "order.created", order)
     await monerium.set_order_state(order["id"], "processed")
     await notify(http, monerium, path, secret, "order.updated", order)
