@@ -2879,9 +2879,9 @@ class WebhookDeliveryResource(BaseModel):
     """
     Id of the webhook endpoint
     """
-    intent_id: str = Field(..., alias="intentId")
+    intent_id: str | None = Field(..., alias="intentId")
     """
-    Id of the intent
+    null for an event about no intent (unmatched money)
     """
     url: str
     """
