@@ -376,6 +376,9 @@ class ProviderTransferEvent(_Model):
     received_currency: str | None = None
     # For money without our reference: how to find its intent otherwise.
     match: DepositMatch | None = None
+    # False for an order that pays out (Monerium's redeem): its money is not reported
+    # as unmatched money when no intent has it (ramp/provider_webhooks/unmatched.py).
+    incoming: bool = True
 
 
 class ProviderComplianceEvent(_Model):

@@ -2,7 +2,8 @@
 `intentId`, stored in the events store and delivered like every event.
 
 A provider event is money when it says a deposit arrived (`DEPOSIT_RECEIVED`, and not
-`FAILED`: a payment the provider refused is returned by it). The relay
+`FAILED`: a payment the provider refused is returned by it) towards us (`incoming`: not
+Monerium's redeem order, which pays out). The relay
 (ramp/provider_webhooks/service.py) first looks for its intent: by our reference, then,
 for a payment without one (`DepositMatch`), by customer, amount and payer. When none
 takes it, the relay reports it here:
@@ -51,8 +52,10 @@ NO_INTENT_REASON = (
 
 
 def is_money(event: ProviderTransferEvent) -> bool:
+    """Money received for someone: a deposit, not an order paying out, not refused."""
     return (
-        ProviderEventType.DEPOSIT_RECEIVED in event.events
+        event.incoming
+        and ProviderEventType.DEPOSIT_RECEIVED in event.events
         and ProviderEventType.FAILED not in event.events
     )
 

@@ -161,6 +161,7 @@ def parse_events(message_id: str, body: bytes) -> list[ProviderEvent]:
                 # Every payment: one quoting a reference no transfer of ours has (a
                 # typo, an ended intent's) is matched the same way, else unmatched.
                 match=_match(data, amount, currency) if data.get("kind") == "issue" else None,
+                incoming=data.get("kind") == "issue",
             )
         ]
     if kind == "profile.updated" and data.get("id"):
