@@ -137,3 +137,12 @@ async def test_unmatched_money_is_listed_for_operators(
     )
     assert "order-77" not in elsewhere.text
     assert "No unmatched money." in elsewhere.text
+    # The admin API lists the same events, each as its webhook carries it.
+    listed = await client.get(
+        f"/v1/admin/projects/{project_id}/unmatched-money", headers=owner.read
+    )
+    assert listed.status_code == 200
+    [money] = listed.json()
+    assert money["eventType"] == "DEPOSIT_UNMATCHED"
+    assert money["data"]["intentId"] is None
+    assert (money["data"]["providerReference"], money["data"]["amount"]) == ("order-77", "77.00")

@@ -220,6 +220,8 @@ class UnmatchedMoney:
     occurred_at: datetime
     # The event's `data`, as its webhook carries it (camelCase keys).
     data: dict[str, Any]
+    # The whole event, exactly as stored and signed.
+    body: str
 
 
 async def unmatched_money(
@@ -239,4 +241,7 @@ async def unmatched_money(
             .limit(MAX_LISTED)
         )
     ).all()
-    return [UnmatchedMoney(row.id, row.occurred_at, json.loads(row.body)["data"]) for row in rows]
+    return [
+        UnmatchedMoney(row.id, row.occurred_at, json.loads(row.body)["data"], row.body)
+        for row in rows
+    ]
