@@ -265,6 +265,7 @@ _EVENT_SUMMARIES = {
     "(`data`: ComplianceUpdated)",
     WebhookEventType.MONEY_MOVEMENT_UPDATED: "A transaction was created or changed status "
     "(`data`: MoneyMovementUpdated)",
-    WebhookEventType.DEPOSIT_UNMATCHED: "Money arrived that the intent cannot take: it had "
-    "ended, or the amount differs; refund it (`data`: DepositUnmatched)",
+    WebhookEventType.DEPOSIT_UNMATCHED: "Money arrived that the intent cannot take (it had "
+    "ended, or the amount differs), or that no intent matches (`intentId` null); refund it "
+    "(`data`: DepositUnmatched)",
 }

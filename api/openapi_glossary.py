@@ -216,10 +216,21 @@ BY_FIELD: dict[str, str] = {
     "IntentProviderMoved.movedToProviderCode": "Code of the provider the intent moved to "
     "(the next eligible one; the intent keeps its id)",
     "IntentProviderMoved.moveReason": "Why the intent moved: the left provider's failure, in words",
+    "DepositUnmatched.intentId": "Id of the intent the money came for; null when no intent "
+    "matches it (money without our reference, or quoting one no transfer has)",
+    "DepositUnmatched.customerId": "Id of the customer (the service's id); null when no "
+    "intent matches and the provider's customer is not one of ours",
     "DepositUnmatched.unmatchedReason": "Why the deposit cannot be taken: the intent had "
-    "ended, or the amount differs",
+    "ended, the amount differs, or no intent matches it",
     "DepositUnmatched.transactionId": "Id of the intent's transaction, if it has one",
-    "DepositUnmatched.providerReference": "The provider's reference; null without a transaction",
+    "DepositUnmatched.providerReference": "The provider's reference of the transfer, or, "
+    "with no intent, of the payment (Monerium's order id, Bridge's transfer id): what to "
+    "quote to the provider to refund it; null without a transaction",
+    "DepositUnmatched.amount": "The amount that arrived, where the provider states it (money "
+    "with no intent); null otherwise",
+    "DepositUnmatched.currency": "The currency of `amount` (`EUR`); null with it",
+    "DepositUnmatched.providerAccountId": "The provider account the money reached (money "
+    "with no intent); null otherwise",
     # webhook endpoints and deliveries
     "CreateWebhookEndpoint.url": "Where to POST the events: https and a public host in production",
     "UpdateWebhookEndpoint.url": "The new URL (the same rules as on creation)",

@@ -41,7 +41,8 @@ from ramp.intents.models import ProviderEvent
 from ramp.intents.states import ProviderEventType
 from ramp.intents.workflow_client import IntentWorkflowClient
 from ramp.provider_accounts.service import provider_context
-from ramp.provider_webhooks.service import RETRY_FIRST, relay
+from ramp.provider_webhooks.service import RETRY_FIRST, RETRY_MAX, UNMATCHED_FOR, relay
+from ramp.provider_webhooks.unmatched import NO_INTENT_REASON
 from ramp.security.encryption import SecretBox
 from tests.helpers.payments import ACH, WIRE, bank, register_accounts, wait_for_intent, wallet
 from tests.helpers.production import (
@@ -342,6 +343,32 @@ async def test_an_event_ahead_of_its_intent_is_kept_and_relayed_later(
     await db.refresh(stored)
     assert stored.attempts == 2
     assert stored.applied_at is None
+
+    # No intent of ours ever has that transfer: given up after a day, the money in it is
+    # reported as unmatched money with no intent, in the project's events.
+    await relay(
+        sessions,
+        IntentWorkflowClient(temporal_client, production.task_queue),
+        SecretBox.from_settings(production),
+        clock=lambda: utcnow() + UNMATCHED_FOR + RETRY_MAX,
+    )
+    await db.refresh(stored)
+    assert stored.applied_at is not None
+    assert stored.last_error == "no intent matches it: reported as unmatched money"
+    listed = await http.get(
+        "/v1/events", params={"type": "DEPOSIT_UNMATCHED"}, headers=merchant.project.basic
+    )
+    [reported] = listed.json()
+    assert reported["data"] == {
+        "intentId": None,
+        "customerId": None,
+        "transactionId": None,
+        "providerReference": "not-ours-yet",
+        "unmatchedReason": NO_INTENT_REASON,
+        "amount": None,
+        "currency": None,
+        "providerAccountId": merchant.provider_account_id,
+    }
 
 
 def _customer_id(bridge: BridgeSimulator) -> str:

@@ -3,11 +3,19 @@ intent page, and the sandbox tools that walk a flow without curl."""
 
 from __future__ import annotations
 
+import uuid
+from decimal import Decimal
+
 import httpx
 import pytest
 from sqlalchemy.ext.asyncio import async_sessionmaker
 from sqlmodel.ext.asyncio.session import AsyncSession
 
+from ramp.adapters.contract import DepositMatch, ProviderTransferEvent
+from ramp.db.tables import ProviderAccount
+from ramp.db.types import utcnow
+from ramp.intents.states import ProviderEventType
+from ramp.provider_webhooks.unmatched import report_unmatched
 from tests.helpers.dashboard import Member, join, new_organization
 from tests.helpers.errors import assert_envelope
 from tests.helpers.payments import create_intent, register_accounts, step_status, wait_for_intent
@@ -90,3 +98,51 @@ async def test_the_intent_list_filters_and_the_sandbox_tools_walk_a_step(
     )
     assert again.status_code == 400
     assert 'class="error"' in again.text
+
+
+async def test_unmatched_money_is_listed_for_operators(
+    client: httpx.AsyncClient, sessions: async_sessionmaker[AsyncSession]
+) -> None:
+    """Money a provider received that no intent matches, reported by the relay, is on the
+    project's "Unmatched money" page, once per payment, and on no other project's."""
+    owner = await join(client, await new_organization(sessions, "ops@acme.test"))
+    made = await client.post("/v1/admin/projects", json={"name": "Till"}, headers=owner.write)
+    project_id = made.json()["projectId"]
+    other = await client.post("/v1/admin/projects", json={"name": "Else"}, headers=owner.write)
+    account_id = str(uuid.uuid4())
+    async with sessions() as session:
+        session.add(ProviderAccount(id=account_id, project_id=project_id, provider_code="MONERIUM"))
+        await session.commit()
+    payment = ProviderTransferEvent(
+        provider_event_id="message-1",
+        provider_reference="issue-unmatched:order-77",
+        provider_state="pending",
+        events=(ProviderEventType.DEPOSIT_RECEIVED,),
+        match=DepositMatch(
+            provider_customer_id="a-stranger", amount=Decimal("77.00"), currency="eur",
+            payment_reference="order-77",
+        ),
+    )  # fmt: skip
+    for _ in range(2):  # order.created, then order.updated: one payment, one report
+        await report_unmatched(sessions, account_id, payment, utcnow())
+
+    page = await client.get(f"/dashboard/projects/{project_id}/unmatched", headers=owner.read)
+    assert page.status_code == 200
+    assert page.text.count("<code>order-77</code>") == 1
+    assert '<td data-label="Amount">77.00 EUR</td>' in page.text
+    assert '<td data-label="Intent">none matches</td>' in page.text
+    assert '<td data-label="Customer">unknown</td>' in page.text
+    elsewhere = await client.get(
+        f"/dashboard/projects/{other.json()['projectId']}/unmatched", headers=owner.read
+    )
+    assert "order-77" not in elsewhere.text
+    assert "No unmatched money." in elsewhere.text
+    # The admin API lists the same events, each as its webhook carries it.
+    listed = await client.get(
+        f"/v1/admin/projects/{project_id}/unmatched-money", headers=owner.read
+    )
+    assert listed.status_code == 200
+    [money] = listed.json()
+    assert money["eventType"] == "DEPOSIT_UNMATCHED"
+    assert money["data"]["intentId"] is None
+    assert (money["data"]["providerReference"], money["data"]["amount"]) == ("order-77", "77.00")

@@ -8,8 +8,10 @@ forward within a test.
 from __future__ import annotations
 
 import json
+import uuid
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
+from decimal import Decimal
 from typing import Any
 
 import httpx
@@ -19,7 +21,11 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 from temporalio.client import Client
 from temporalio.worker import Worker
 
+from ramp.adapters.contract import DepositMatch, ProviderTransferEvent
 from ramp.config import Settings
+from ramp.db.tables import ProviderAccount
+from ramp.intents.states import ProviderEventType
+from ramp.provider_webhooks.unmatched import report_unmatched
 from ramp.security.encryption import SecretBox
 from ramp.webhooks.models import DeliveryPolicy
 from tests.helpers.payments import create_intent, register_accounts, wait_for_intent
@@ -247,3 +253,47 @@ async def test_an_advance_brings_the_intents_webhook_retries_forward(
         client, project, lambda found: bool(found) and found[0]["status"] == "SUCCEEDED"
     )
     assert delivered["attemptCount"] == 2
+
+
+async def test_money_no_intent_matches_is_an_event_delivered_once(
+    client: httpx.AsyncClient,
+    project: ProjectCredentials,
+    sessions: async_sessionmaker[AsyncSession],
+) -> None:
+    """Unmatched money with no intent (reported by the provider-event relay) is stored and
+    delivered like every event, with `intentId` null, once however often it is reported."""
+    account_id = str(uuid.uuid4())
+    async with sessions() as session:
+        session.add(
+            ProviderAccount(id=account_id, project_id=project.project_id, provider_code="MONERIUM")
+        )
+        await session.commit()
+    payment = ProviderTransferEvent(
+        provider_event_id="message-9",
+        provider_reference="issue-unmatched:order-9",
+        provider_state="processed",
+        events=(ProviderEventType.DEPOSIT_RECEIVED, ProviderEventType.SETTLED),
+        match=DepositMatch(
+            provider_customer_id="nobody-we-know", amount=Decimal("12.50"), currency="eur",
+            payment_reference="order-9",
+        ),
+    )  # fmt: skip
+    async with receiving() as receiver:
+        await add_endpoint(client, project, receiver.url, eventTypes=["DEPOSIT_UNMATCHED"])
+        for _ in range(2):
+            await report_unmatched(sessions, account_id, payment, datetime.now(UTC))
+        (received,) = await receiver.wait_for(lambda got: len(got) == 1)
+        (delivery,) = await wait_for_deliveries(
+            client, project, lambda found: bool(found) and found[0]["status"] == "SUCCEEDED"
+        )
+    assert delivery["intentId"] is None
+    listed = await client.get("/v1/events", params={"type": "DEPOSIT_UNMATCHED"},
+                              headers=project.basic)  # fmt: skip
+    (event,) = listed.json()
+    assert json.dumps(event, separators=(",", ":")).encode() == received.body
+    assert event["eventId"] == delivery["eventId"] == received.headers["webhook-id"]
+    assert event["data"]["intentId"] is None
+    assert event["data"]["customerId"] is None
+    assert event["data"]["providerReference"] == "order-9"
+    assert (event["data"]["amount"], event["data"]["currency"]) == ("12.50", "EUR")
+    assert event["data"]["providerAccountId"] == account_id

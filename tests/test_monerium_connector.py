@@ -23,6 +23,7 @@ from ramp.adapters.contract import (
     Connector,
     CredentialsRejected,
     CustomerProfile,
+    DepositMatch,
     NotSupported,
     ProviderComplianceEvent,
     ProviderContext,
@@ -355,6 +356,13 @@ async def test_an_onramp_waits_for_its_iban_then_matches_the_payment_by_referenc
     ]
     assert all(isinstance(e, ProviderTransferEvent) for e in events)
     assert {e.provider_reference for e in events} == {transfer.provider_reference}  # type: ignore[union-attr]
+    # Each names the payment too (profile, amount, payer, order id): what the relay
+    # matches when no transfer of ours has its reference, or reports as unmatched money.
+    matches = {e.match for e in events if isinstance(e, ProviderTransferEvent)}
+    assert matches == {DepositMatch(provider_customer_id=customer.provider_customer_id,
+                                    amount=Decimal("25.00"), currency="EUR",
+                                    payer_iban="DE89370400440532013000",
+                                    payment_reference=order["id"])}  # fmt: skip
 
 
 async def test_an_onramp_without_a_payment_is_voided_and_limits_refuse_before_sending(

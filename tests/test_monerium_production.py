@@ -19,16 +19,21 @@ import pytest
 from eth_account import Account
 from eth_account.messages import encode_defunct
 from sqlalchemy.ext.asyncio import async_sessionmaker
+from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 from temporalio.client import Client
 
 from ramp import projects, temporal
 from ramp.adapters.monerium.orders import payment_reference
 from ramp.config import Environment, Settings
-from ramp.db.tables import ProviderAccount
+from ramp.db.tables import ProviderAccount, ProviderWebhookEvent
+from ramp.db.types import utcnow
 from ramp.intents.lifecycle import workflow_id
+from ramp.intents.workflow_client import IntentWorkflowClient
 from ramp.provider_accounts import service
 from ramp.provider_accounts.credentials import unseal_webhook_secret
+from ramp.provider_webhooks.service import relay
+from ramp.provider_webhooks.unmatched import NO_INTENT_REASON, UNREFERENCED_GRACE
 from ramp.security.encryption import SecretBox
 from tests.helpers.onboarding import document, kyc_basic, onboarding_token, step, submit
 from tests.helpers.payments import SEPA, register_accounts, wait_for_intent, wallet
@@ -42,6 +47,7 @@ CLIENT_SECRET = "production-client-secret"
 WITHIN = 30.0
 WALLET = Account.from_key("0x" + "6e" * 32)
 SEPA_IBAN = SEPA["accountIdentifier"]["iban"]
+STRANGER_IBAN = "FR7630006000011234567890189"
 
 
 @pytest.fixture(scope="module")
@@ -74,9 +80,20 @@ async def notify(
     assert answer.status_code == 200, answer.text
 
 
+@pytest.mark.parametrize(
+    ("currency", "chain"),
+    [("EURE_GNOSIS", "chiado"), ("EURE_POLYGON", "amoy")],
+)
 async def test_an_onramp_mints_eure_for_a_sepa_payment_quoting_our_reference(
-    http: httpx.AsyncClient, db: AsyncSession, production: Settings, monerium: MoneriumSimulator
+    http: httpx.AsyncClient,
+    db: AsyncSession,
+    production: Settings,
+    monerium: MoneriumSimulator,
+    currency: str,
+    chain: str,
 ) -> None:
+    """On Gnosis, and on another chain Monerium issues EURe on (its sandbox's test
+    network: amoy is Polygon's): the IBAN, the link and the mint are on that chain."""
     monerium.reset()
     box = SecretBox.from_settings(production)
     created = await projects.create_project(
@@ -108,11 +125,15 @@ async def test_an_onramp_mints_eure_for_a_sepa_payment_quoting_our_reference(
     )
     providers = await http.get("/v1/providers", headers=project.basic)
     assert [p["code"] for p in providers.json()] == ["MONERIUM"]
+    routes = await http.get("/v1/currencies/supported", headers=project.basic)
+    pairs = {(r["from"], r["to"]) for r in routes.json()}
+    chains = ("GNOSIS", "ETHEREUM", "POLYGON", "ARBITRUM", "LINEA", "BASE")
+    assert pairs == {("EUR", f"EURE_{c}") for c in chains} | {(f"EURE_{c}", "EUR") for c in chains}
 
     token = await customer_token(http, project, "lena")
     address = "0x52908400098527886E0F7030069857D2E4169EE7"
     accounts = await register_accounts(
-        http, token, "EUR", "EURE_GNOSIS", copy.deepcopy(SEPA), wallet("EURE_GNOSIS", address)
+        http, token, "EUR", currency, copy.deepcopy(SEPA), wallet(currency, address)
     )
     opened = await http.post(
         "/v1/intent",
@@ -128,9 +149,9 @@ async def test_an_onramp_mints_eure_for_a_sepa_payment_quoting_our_reference(
     await wait_for_intent(http, token, intent_id, lambda _: bool(monerium.profiles),
                           within=WITHIN)  # fmt: skip
     [profile] = monerium.profiles.values()
-    # The customer linked the wallet earlier (the hosted signing step is not built yet).
+    # The customer linked the wallet earlier, on the intent's chain.
     monerium.addresses[address.lower()] = {
-        "profile": profile["id"], "address": address, "chains": ["chiado"]}  # fmt: skip
+        "profile": profile["id"], "address": address, "chains": [chain]}  # fmt: skip
 
     # Monerium approves the profile and says so; the token expires meanwhile.
     await monerium.set_profile_state(profile["id"], "approved")
@@ -144,6 +165,7 @@ async def test_an_onramp_mints_eure_for_a_sepa_payment_quoting_our_reference(
     details = instruction["instructions"]
     [iban] = monerium.ibans
     assert details["accountIdentifier"]["iban"] == iban
+    assert monerium.ibans[iban]["chain"] == chain  # the IBAN mints on the intent's chain
     assert details["reference"] == payment_reference(placed["transaction"]["id"])
     assert details["amount"] == "250.00"
     assert len(monerium.calls("POST", "/ibans")) == 1  # a 202, then found on the retry
@@ -151,6 +173,7 @@ async def test_an_onramp_mints_eure_for_a_sepa_payment_quoting_our_reference(
 
     # The payment lands quoting the reference: minted, then processed.
     order = await monerium.incoming_sepa(iban, "250.00", f"Order {details['reference']}")
+    assert order["chain"] == chain
     await notify(http, monerium, path, secret, "order.created", order)
     await monerium.set_order_state(order["id"], "processed")
     await notify(http, monerium, path, secret, "order.updated", order)
@@ -361,10 +384,12 @@ async def test_money_without_our_reference_and_money_off_the_amount(
     production: Settings,
     monerium: MoneriumSimulator,
     temporal_client: Client,
+    sessions: async_sessionmaker[AsyncSession],
 ) -> None:
     """A payment with no reference from the customer's own account, for the one open
     on-ramp's amount, is that on-ramp's; a payment quoting a reference with another
-    amount is unmatched money on its intent."""
+    amount is unmatched money on its intent; a payment with an unknown reference that
+    no intent matches is unmatched money with no intent."""
     monerium.reset()
     box = SecretBox.from_settings(production)
     created = await projects.create_project(
@@ -448,6 +473,65 @@ async def test_money_without_our_reference_and_money_off_the_amount(
             if described.typed_search_attributes.get(temporal.MONEY_ISSUE) == "UNMATCHED_DEPOSIT":
                 break
             await asyncio.sleep(0.1)
+
+    # A payment with an unknown reference, from an account the customer never gave, for
+    # no open on-ramp's amount: no intent takes it. Once the grace has passed (another
+    # relay's round, later) it is reported as unmatched money with no intent, once,
+    # whatever the number of notifications about it.
+    stray = await monerium.incoming_sepa(iban, "77.00", "RAMP0000DEADBEEF gift",
+                                         payer_iban=STRANGER_IBAN)  # fmt: skip
+    await notify(http, monerium, path, secret, "order.created", stray)
+    later = IntentWorkflowClient(temporal_client, production.task_queue)
+    [unmatched] = await _unmatched_money(http, project, account.id, sessions, later, box)
+    assert unmatched["eventType"] == "DEPOSIT_UNMATCHED"
+    assert unmatched["projectId"] == created.projectId
+    assert unmatched["data"] == {
+        "intentId": None,
+        "customerId": placed[0]["intent"]["customerId"],
+        "transactionId": None,
+        "providerReference": stray["id"],
+        "unmatchedReason": NO_INTENT_REASON,
+        "amount": "77.00",
+        "currency": "EUR",
+        "providerAccountId": account.id,
+    }
+    await monerium.set_order_state(stray["id"], "processed")
+    await notify(http, monerium, path, secret, "order.updated", stray)
+    assert await _unmatched_money(http, project, account.id, sessions, later, box) == [unmatched]
+    one = await http.get(f"/v1/events/{unmatched['eventId']}", headers=project.basic)
+    assert one.json() == unmatched
+
+
+async def _unmatched_money(
+    http: httpx.AsyncClient,
+    project: ProjectCredentials,
+    provider_account_id: str,
+    sessions: async_sessionmaker[AsyncSession],
+    workflows: IntentWorkflowClient,
+    box: SecretBox,
+) -> list[dict[str, Any]]:
+    """The project's DEPOSIT_UNMATCHED events without an intent, once every event of the
+    account is applied, relayed past the grace (the relay's clock moved on)."""
+    async with asyncio.timeout(WITHIN):
+        while True:
+            await relay(sessions, workflows, box, clock=lambda: utcnow() + UNREFERENCED_GRACE)
+            async with sessions() as session:
+                pending = (
+                    await session.exec(
+                        select(ProviderWebhookEvent.id).where(
+                            ProviderWebhookEvent.provider_account_id == provider_account_id,
+                            col(ProviderWebhookEvent.applied_at).is_(None),
+                        )
+                    )
+                ).all()
+            if not pending:
+                break
+            await asyncio.sleep(0.1)
+    listed = await http.get(
+        "/v1/events", params={"type": "DEPOSIT_UNMATCHED"}, headers=project.basic
+    )
+    assert listed.status_code == 200, listed.text
+    return [e for e in listed.json() if e["data"]["intentId"] is None]
 
 
 async def test_the_hosted_forms_are_forwarded_to_the_profile_and_monerium_decides(

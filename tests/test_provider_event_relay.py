@@ -9,6 +9,8 @@ import asyncio
 import copy
 import json
 from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
+from decimal import Decimal
 from typing import Any
 
 import httpx
@@ -18,10 +20,13 @@ from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 from temporalio.client import Client
 
+from ramp.adapters.contract import DepositMatch, ProviderTransferEvent
 from ramp.config import Settings
 from ramp.db.tables import ProviderWebhookEvent
+from ramp.intents.states import ProviderEventType
 from ramp.intents.workflow_client import IntentWorkflowClient
 from ramp.provider_webhooks.service import RELAY_BATCH, receive, relay
+from ramp.provider_webhooks.unmatched import UNREFERENCED_GRACE, due_for_report
 from ramp.security.encryption import SecretBox
 from tests.helpers.payments import ACH, wait_for_intent, wallet
 from tests.helpers.production import (
@@ -165,3 +170,32 @@ async def test_a_batch_of_unmatched_events_does_not_hold_up_a_matched_one(
     pending = [e for e in events if e.applied_at is None]
     assert len(pending) == RELAY_BATCH
     assert all(e.last_error == "no intent found for it yet" for e in pending)
+
+
+def test_what_the_relay_reports_as_unmatched_money() -> None:
+    """Money received for someone that no intent takes: a payment without our reference
+    after the grace, any other deposit once given up; never a payout nor a refusal."""
+    now = datetime.now(UTC)
+    E = ProviderEventType
+
+    def event(*events: ProviderEventType, match: bool = False, incoming: bool = True) -> Any:
+        return ProviderTransferEvent(
+            provider_event_id="m", provider_reference="ref", provider_state="s",
+            events=events, incoming=incoming,
+            match=DepositMatch(provider_customer_id="p", amount=Decimal("5"), currency="EUR")
+            if match else None,
+        )  # fmt: skip
+
+    payment = event(E.DEPOSIT_RECEIVED, match=True)
+    just_in = now - UNREFERENCED_GRACE + timedelta(seconds=1)
+    assert not due_for_report(payment, just_in, now, given_up=False)
+    assert due_for_report(payment, now - UNREFERENCED_GRACE, now, given_up=False)
+    transfer = event(E.DEPOSIT_RECEIVED, E.PAYOUT_SENT)  # Bridge's, no intent has it
+    assert not due_for_report(transfer, now - UNREFERENCED_GRACE, now, given_up=False)
+    assert due_for_report(transfer, now, now, given_up=True)
+    for not_money in (
+        event(E.DEPOSIT_RECEIVED, incoming=False),  # Monerium's redeem: a payout
+        event(E.DEPOSIT_RECEIVED, E.FAILED, match=True),  # refused: the provider returns it
+        event(),  # awaiting funds
+    ):
+        assert not due_for_report(not_money, now - UNREFERENCED_GRACE, now, given_up=True)

@@ -260,6 +260,14 @@ async def list_intents(request: Request) -> Response:
     return json_list(intent_summary(i) for i in found)
 
 
+async def list_unmatched_money(request: Request) -> Response:
+    """The project's DEPOSIT_UNMATCHED events (with an intent or none), each as stored."""
+    who = await acting(request)
+    async with services(request).db() as session:
+        found = await intents_view.unmatched_money(session, who.principal, _project_id(request))
+    return Response("[" + ",".join(m.body for m in found) + "]", media_type="application/json")
+
+
 async def get_partner_fee(request: Request) -> Response:
     who = await acting(request)
     async with services(request).db() as session:

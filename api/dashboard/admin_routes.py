@@ -15,6 +15,7 @@ from api.dashboard import admin_routing as routing
 from api.dashboard import schemas as admin
 from api.operations import CURSOR, LIMIT, ApiRoute, Operation, path_parameter, query_filter
 from api.schemas import routing as routing_schemas
+from ramp.intents.events import WebhookEvent
 
 PROJECT = path_parameter("projectId", "A project of the caller's organization")
 PROVIDER = (PROJECT, path_parameter("provider", "A provider's code, e.g. BRIDGE"))
@@ -274,6 +275,17 @@ ADMIN_ROUTES: list[ApiRoute] = [
         "Set the project's routing strategy: FIRST_ELIGIBLE or BEST_PRICE (developer)",
         request=routing_schemas.RoutingBody,
         response=routing_schemas.ProjectRoutingResource,
+        parameters=(PROJECT,),
+    ),
+    _route(
+        "GET",
+        "/projects/{projectId}/unmatched-money",
+        projects.list_unmatched_money,
+        "adminListUnmatchedMoney",
+        "Money the project's providers received that no intent could take: its latest 100 "
+        "DEPOSIT_UNMATCHED events (`intentId` null when no intent matches), newest first, "
+        "each as its webhook carries it",
+        item=WebhookEvent,
         parameters=(PROJECT,),
     ),
     _route(

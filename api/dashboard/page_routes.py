@@ -56,6 +56,7 @@ PAGES: list[BaseRoute] = [
     _post(P + "/webhooks/{endpointId}", webhooks.change_endpoint),
     _post(P + "/deliveries/{deliveryId}/redeliver", webhooks.redeliver),
     _get(P + "/intents", intents.intents_page),
+    _get(P + "/unmatched", intents.unmatched_page),
     _get(P + "/intents/{intentId}", intents.intent_page),
     _post(P + "/intents/{intentId}/sandbox", intents.sandbox_action),
     _get("/members", org.members_page),

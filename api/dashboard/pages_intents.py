@@ -1,7 +1,8 @@
 """A project's intents (filters: status, customer, provider, dates) and an intent's
 page: plan steps, transaction, deposit instructions, provider events, its webhook
 deliveries, a link to its workflow in the Temporal UI, and, on a sandbox project, the
-sandbox tools (the next verification outcome, the next provider event)."""
+sandbox tools (the next verification outcome, the next provider event); and the
+project's unmatched money (DEPOSIT_UNMATCHED events, with or without an intent)."""
 
 from __future__ import annotations
 
@@ -54,6 +55,22 @@ async def intents_page(request: Request) -> Response:
         "error": error,
     }
     return render(request, "intents.html", context, 400 if error else 200, who, organization)
+
+
+@page
+async def unmatched_page(request: Request) -> Response:
+    """Money the project's providers received that no intent could take (with or without
+    an intent): what an operator refunds or settles by hand."""
+    who, organization = await logged_in(request)
+    project_id = request.path_params["projectId"]
+    async with services(request).db() as session:
+        found = await project_admin.project(session, who.principal, project_id)
+        listed = await intents_view.unmatched_money(session, who.principal, project_id)
+        customers = await intents_view.customer_external_ids(
+            session, found.id, (m.data["customerId"] for m in listed if m.data.get("customerId"))
+        )
+    context = {"project": found, "unmatched": listed, "customers": customers}
+    return render(request, "unmatched.html", context, 200, who, organization)
 
 
 def _sandbox_tools(request: Request, environment: str) -> bool:

@@ -70,7 +70,9 @@ class WebhookDeliveryResource(Resource):
     event_id: str = Field(alias="eventId")
     event_type: WebhookEventType = Field(alias="eventType")
     endpoint_id: str = Field(alias="endpointId")
-    intent_id: str = Field(alias="intentId")
+    intent_id: str | None = Field(
+        alias="intentId", description="null for an event about no intent (unmatched money)"
+    )
     url: str
     status: DeliveryStatus
     attempt_count: int = Field(alias="attemptCount")

@@ -356,6 +356,9 @@ class DepositMatch(_Model):
     amount: Amount
     currency: str
     payer_iban: str | None = None
+    # The provider's own id of the payment (Monerium's issue order id): what an
+    # operator quotes to refund it when no intent takes it, one report per payment.
+    payment_reference: str | None = None
 
 
 class ProviderTransferEvent(_Model):
@@ -373,6 +376,9 @@ class ProviderTransferEvent(_Model):
     received_currency: str | None = None
     # For money without our reference: how to find its intent otherwise.
     match: DepositMatch | None = None
+    # False for an order that pays out (Monerium's redeem): its money is not reported
+    # as unmatched money when no intent has it (ramp/provider_webhooks/unmatched.py).
+    incoming: bool = True
 
 
 class ProviderComplianceEvent(_Model):

@@ -114,6 +114,48 @@ _CURRENCIES: tuple[Currency, ...] = (
         100,
         contract="0xcB444e90D8198415266c6a2724b7900fb12FC56E",
     ),
+    # EURe on the other EVM chains Monerium's API lists (its `Chain`; Noble is not EVM
+    # and Monerium's `Address` is an EVM address only): its v2 token contracts.
+    _crypto(
+        "EURe",
+        "ETHEREUM",
+        "Monerium EURe (Ethereum)",
+        18,
+        1,
+        contract="0x39b8B6385416f4cA36a20319F70D28621895279D",
+    ),
+    _crypto(
+        "EURe",
+        "POLYGON",
+        "Monerium EURe (Polygon PoS)",
+        18,
+        137,
+        contract="0xE0aEa583266584DafBB3f9C3211d5588c73fEa8d",
+    ),
+    _crypto(
+        "EURe",
+        "ARBITRUM",
+        "Monerium EURe (Arbitrum One)",
+        18,
+        42161,
+        contract="0x0c06cCF38114ddfc35e07427B9424adcca9F44F8",
+    ),
+    _crypto(
+        "EURe",
+        "LINEA",
+        "Monerium EURe (Linea)",
+        18,
+        59144,
+        contract="0x3ff47c5Bf409C86533FE1f4907524d304062428D",
+    ),
+    _crypto(
+        "EURe",
+        "BASE",
+        "Monerium EURe (Base)",
+        18,
+        8453,
+        contract="0xbf6e2966A9C3D99C9E4D069E04f7Bdb9C8aa762C",
+    ),
     _crypto("ETH", "ETHEREUM", "Ether", 18, 1),
     _crypto("BTC", "BITCOIN", "Bitcoin", 8, None),
 )

@@ -282,10 +282,18 @@ BRIDGE = Provider(
 # docs/providers.md): EUR over SEPA to and from EURe, minted on a payment to the
 # customer's IBAN and burned by a signed redeem order. Of the chains Monerium lists
 # (Ethereum, Gnosis, Polygon, Arbitrum, Linea, Base, Noble) the catalog carries EURe on
-# Gnosis only. Orders are in whole cents and need a supporting document from 15,000
+# every EVM one; Noble's addresses are not EVM addresses, which Monerium's API takes
+# only. Orders are in whole cents and need a supporting document from 15,000
 # EUR, which we do not upload: the maximum stays below it. Monerium's profile decides
 # identity (details and ID document) and proof of residency, forwarded from our forms.
-_MONERIUM_CRYPTO = ("EURE_GNOSIS",)
+_MONERIUM_CRYPTO = (
+    "EURE_GNOSIS",
+    "EURE_ETHEREUM",
+    "EURE_POLYGON",
+    "EURE_ARBITRUM",
+    "EURE_LINEA",
+    "EURE_BASE",
+)
 _MONERIUM_MAX = "14999.99"
 
 MONERIUM = Provider(

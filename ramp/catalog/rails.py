@@ -234,6 +234,8 @@ CHAINS: dict[str, ChainSpec] = {
     "POLYGON": EVM,
     "BASE": EVM,
     "GNOSIS": EVM,
+    "ARBITRUM": EVM,
+    "LINEA": EVM,
     "BITCOIN": ChainSpec(
         BTC_ADDRESS,
         "Bitcoin mainnet address: bech32 (bc1...) or legacy (1... / 3...)",

@@ -389,8 +389,10 @@ class WebhookEventRow(SQLModel, table=True):
     # The event id: derived from the transition, so a retried write finds it here.
     id: str = Field(primary_key=True, max_length=36)
     project_id: str = Field(foreign_key="project.id", max_length=36)
-    intent_id: str = Field(max_length=36, index=True)
-    # None only for events stored before issue 29 whose body named no customer.
+    # None for money no intent matches (a DEPOSIT_UNMATCHED of a provider account).
+    intent_id: str | None = Field(default=None, max_length=36, index=True)
+    # None for events stored before issue 29 whose body named no customer, and for
+    # money no intent matches from a customer we do not know.
     customer_id: str | None = Field(default=None, max_length=36, index=True)
     event_type: str = Field(max_length=40)
     body: str
@@ -412,7 +414,8 @@ class WebhookDelivery(SQLModel, table=True):
     # No foreign key: a delivery outlives the endpoint it went to.
     endpoint_id: str = Field(max_length=36, index=True)
     event_type: str = Field(max_length=40)
-    intent_id: str = Field(max_length=36)
+    # None for an event about no intent (money no intent matches).
+    intent_id: str | None = Field(default=None, max_length=36)
     url: str = Field(max_length=2000)
     status: str = Field(max_length=16)
     attempt_count: int = 0

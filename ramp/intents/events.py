@@ -19,6 +19,7 @@ from enum import StrEnum
 
 from ramp.intents.models import IntentState, WireModel
 from ramp.intents.states import IntentStatus, StepStatus, TransactionStatus
+from ramp.money import Amount
 from ramp.timestamps import Timestamp
 
 _EVENT_NAMESPACE = uuid.UUID("6f1d5e0c-4a8b-5c1e-9a53-2b7c1e0f9d41")
@@ -75,12 +76,22 @@ class MoneyMovementUpdated(WireModel):
 
 
 class DepositUnmatched(WireModel):
-    intent_id: str
-    customer_id: str
+    """Money the service cannot give to an intent: on an intent (it had ended, another
+    amount), or on none (`intent_id` None: no intent matches the payment at all,
+    ramp/provider_webhooks/unmatched.py)."""
+
+    intent_id: str | None
+    # None when no intent matches and the provider's customer is not one of ours.
+    customer_id: str | None
     transaction_id: str | None
     provider_reference: str | None
     # What happened and what to do (refund it): an operator acts on it.
     unmatched_reason: str
+    # What arrived, where the provider says (money without an intent); null otherwise.
+    amount: Amount | None = None
+    currency: str | None = None
+    # The provider account the money reached (money without an intent).
+    provider_account_id: str | None = None
 
 
 # Told apart by their fields (extra fields are forbidden, and each has its own).

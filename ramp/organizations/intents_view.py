@@ -5,9 +5,11 @@ events and webhook deliveries. Read only: the intents' workflows own the state.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
+from typing import Any
 
 from sqlalchemy.ext.asyncio import async_sessionmaker
 from sqlmodel import col, select
@@ -22,8 +24,10 @@ from ramp.db.tables import (
     TransactionEventRow,
     TransactionRow,
     WebhookDelivery,
+    WebhookEventRow,
 )
 from ramp.errors import InvalidInput, NotFound
+from ramp.intents.events import WebhookEventType
 from ramp.intents.search import IntentFilters, search_intents
 from ramp.intents.states import IntentStatus
 from ramp.organizations.access import Principal, organization_project
@@ -206,3 +210,38 @@ async def customer_by_external_id(
             )
         )
     ).first()
+
+
+@dataclass(frozen=True)
+class UnmatchedMoney:
+    """A DEPOSIT_UNMATCHED event as an operator reads it: on an intent, or on none."""
+
+    event_id: str
+    occurred_at: datetime
+    # The event's `data`, as its webhook carries it (camelCase keys).
+    data: dict[str, Any]
+    # The whole event, exactly as stored and signed.
+    body: str
+
+
+async def unmatched_money(
+    session: AsyncSession, principal: Principal, project_id: str
+) -> list[UnmatchedMoney]:
+    """The project's latest money it could not give to an intent (newest first, at most
+    100), from the events store: what an operator refunds or settles by hand."""
+    project = await organization_project(session, principal, project_id)
+    rows = (
+        await session.exec(
+            select(WebhookEventRow)
+            .where(
+                WebhookEventRow.project_id == project.id,
+                WebhookEventRow.event_type == WebhookEventType.DEPOSIT_UNMATCHED.value,
+            )
+            .order_by(col(WebhookEventRow.occurred_at).desc(), col(WebhookEventRow.id).desc())
+            .limit(MAX_LISTED)
+        )
+    ).all()
+    return [
+        UnmatchedMoney(row.id, row.occurred_at, json.loads(row.body)["data"], row.body)
+        for row in rows
+    ]

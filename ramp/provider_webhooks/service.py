@@ -16,7 +16,10 @@ pushes their `due_at` past a lease under its own `lease_token`; relays in other
 processes skip them. A relay that dies mid-way leaves them leased; once the lease lapses
 any relay takes them again (at least once: the workflow deduplicates provider events).
 An event no intent matches yet is due again later, on a backoff, behind the events that
-arrived since: a backlog of unmatched events never holds up a matched one.
+arrived since: a backlog of unmatched events never holds up a matched one. Money no
+intent takes is reported as unmatched money (`DEPOSIT_UNMATCHED` with a null
+`intentId`, ramp/provider_webhooks/unmatched.py): a payment without our reference after
+a grace of minutes, any other deposit when it is given up after a day.
 """
 
 from __future__ import annotations
@@ -52,6 +55,7 @@ from ramp.intents.states import IntentStatus, ProviderEventType
 from ramp.intents.workflow_client import IntentWorkflowClient, WorkflowEnded
 from ramp.provider_accounts.service import provider_context
 from ramp.provider_webhooks.matching import unreferenced_intent
+from ramp.provider_webhooks.unmatched import due_for_report, report_unmatched
 from ramp.security.encryption import SecretBox
 
 log = logging.getLogger(__name__)
@@ -152,10 +156,27 @@ async def relay(
         except Exception as error:  # an outage: next round
             log.warning("provider event %s not relayed yet: %s", row.id, type(error).__name__)
             done, note = False, f"relay failed: {type(error).__name__}"
+            failed = True
         else:
             note = None if done else "no intent found for it yet"
+            failed = False
         now = clock()
         given_up = not done and now - row.received_at > UNMATCHED_FOR
+        if (
+            not done
+            and not failed
+            and isinstance(event, ProviderTransferEvent)
+            and due_for_report(event, row.received_at, now, given_up=given_up)
+        ):
+            # Money no intent takes: reported as such (once per payment), then done.
+            try:
+                await report_unmatched(db, row.provider_account_id, event, row.received_at)
+            except Exception as error:  # the database away: next round, even past a day
+                log.warning("unmatched money %s not reported yet: %s", row.id,
+                            type(error).__name__)  # fmt: skip
+                note, given_up = f"report failed: {type(error).__name__}", False
+            else:
+                note, given_up = "no intent matches it: reported as unmatched money", True
         attempts = row.attempts + 1
         async with db() as session:
             # Moved on only under this relay's claim: a lapsed lease is another's now.

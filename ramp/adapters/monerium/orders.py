@@ -43,9 +43,15 @@ from .amounts import order_amount, parse_amount
 from .signatures import check_address, check_signature, redeem_deadline, redeem_message
 
 # Our currency code -> Monerium's currency and chain, per environment: the sandbox runs
-# on test networks (Monerium's `Chain`: chiado is Gnosis's).
+# on test networks (Monerium's `Chain`: chiado is Gnosis's, amoy Polygon's, sepolia
+# Ethereum's, and each rollup's Sepolia its own).
 TOKENS: Final[Mapping[str, tuple[str, Mapping[str, str]]]] = {
     "EURE_GNOSIS": ("eur", {"production": "gnosis", "sandbox": "chiado"}),
+    "EURE_ETHEREUM": ("eur", {"production": "ethereum", "sandbox": "sepolia"}),
+    "EURE_POLYGON": ("eur", {"production": "polygon", "sandbox": "amoy"}),
+    "EURE_ARBITRUM": ("eur", {"production": "arbitrum", "sandbox": "arbitrumsepolia"}),
+    "EURE_LINEA": ("eur", {"production": "linea", "sandbox": "lineasepolia"}),
+    "EURE_BASE": ("eur", {"production": "base", "sandbox": "basesepolia"}),
 }
 
 ISSUE_PREFIX: Final = "issue:"

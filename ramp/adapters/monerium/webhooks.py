@@ -48,7 +48,8 @@ SECRET_BYTES: Final = 32
 # The notifications our mapping reads.
 EVENT_TYPES: Final = ("iban.updated", "order.created", "order.updated", "profile.updated")
 # The provider reference of an issue order that quotes none of ours: no intent has it,
-# so the relay keeps it as unmatched money (docs/providers.md).
+# so the relay matches it by customer, amount and payer, or reports it as unmatched
+# money (docs/providers.md).
 UNMATCHED_PREFIX: Final = "issue-unmatched:"
 
 
@@ -116,7 +117,8 @@ def order_reference(order: Mapping[str, Any]) -> str:
 def _match(
     order: Mapping[str, Any], amount: Decimal | None, currency: str | None
 ) -> DepositMatch | None:
-    """An issue order without our reference: its profile, amount and payer's IBAN."""
+    """An issue order (the payment): its profile, amount, payer's IBAN and order id, for
+    when no transfer of ours has its reference."""
     if amount is None or not currency or not order.get("profile"):
         return None
     counterpart = order.get("counterpart") if isinstance(order.get("counterpart"), dict) else {}
@@ -124,7 +126,7 @@ def _match(
     iban = str(identifier.get("iban") or "").replace(" ", "").upper() or None
     return DepositMatch(
         provider_customer_id=str(order["profile"]), amount=amount, currency=currency,
-        payer_iban=iban,
+        payer_iban=iban, payment_reference=str(order["id"]),
     )  # fmt: skip
 
 
@@ -156,9 +158,10 @@ def parse_events(message_id: str, body: bytes) -> list[ProviderEvent]:
                 occurred_at=_occurred_at(event),
                 received_amount=amount,
                 received_currency=currency if amount is not None else None,
-                match=_match(data, amount, currency)
-                if reference.startswith(UNMATCHED_PREFIX)
-                else None,
+                # Every payment: one quoting a reference no transfer of ours has (a
+                # typo, an ended intent's) is matched the same way, else unmatched.
+                match=_match(data, amount, currency) if data.get("kind") == "issue" else None,
+                incoming=data.get("kind") == "issue",
             )
         ]
     if kind == "profile.updated" and data.get("id"):

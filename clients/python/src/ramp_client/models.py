@@ -58,6 +58,11 @@ class AmountLimitResource(BaseModel):
         "USDT_ETHEREUM",
         "EURC_SOLANA",
         "EURE_GNOSIS",
+        "EURE_ETHEREUM",
+        "EURE_POLYGON",
+        "EURE_ARBITRUM",
+        "EURE_LINEA",
+        "EURE_BASE",
         "ETH_ETHEREUM",
         "BTC_BITCOIN",
     ] = Field(..., alias="currencyCode")
@@ -428,17 +433,23 @@ class DepositInstruction(BaseModel):
 
 
 class DepositUnmatched(BaseModel):
+    """
+    Money the service cannot give to an intent: on an intent (it had ended, another
+    amount), or on none (`intent_id` None: no intent matches the payment at all,
+    ramp/provider_webhooks/unmatched.py).
+    """
+
     model_config = ConfigDict(
         extra="forbid",
         populate_by_name=True,
     )
-    intent_id: str = Field(..., alias="intentId")
+    intent_id: str | None = Field(..., alias="intentId")
     """
-    Id of the intent
+    Id of the intent the money came for; null when no intent matches it (money without our reference, or quoting one no transfer has)
     """
-    customer_id: str = Field(..., alias="customerId")
+    customer_id: str | None = Field(..., alias="customerId")
     """
-    Id of the customer (the service's id, not the project's own)
+    Id of the customer (the service's id); null when no intent matches and the provider's customer is not one of ours
     """
     transaction_id: str | None = Field(..., alias="transactionId")
     """
@@ -446,11 +457,23 @@ class DepositUnmatched(BaseModel):
     """
     provider_reference: str | None = Field(..., alias="providerReference")
     """
-    The provider's reference; null without a transaction
+    The provider's reference of the transfer, or, with no intent, of the payment (Monerium's order id, Bridge's transfer id): what to quote to the provider to refund it; null without a transaction
     """
     unmatched_reason: str = Field(..., alias="unmatchedReason")
     """
-    Why the deposit cannot be taken: the intent had ended, or the amount differs
+    Why the deposit cannot be taken: the intent had ended, the amount differs, or no intent matches it
+    """
+    amount: str | None = None
+    """
+    The amount that arrived, where the provider states it (money with no intent); null otherwise
+    """
+    currency: str | None = None
+    """
+    The currency of `amount` (`EUR`); null with it
+    """
+    provider_account_id: str | None = Field(None, alias="providerAccountId")
+    """
+    The provider account the money reached (money with no intent); null otherwise
     """
 
 
@@ -1127,6 +1150,11 @@ class RequirementsResource(BaseModel):
         "USDT_ETHEREUM",
         "EURC_SOLANA",
         "EURE_GNOSIS",
+        "EURE_ETHEREUM",
+        "EURE_POLYGON",
+        "EURE_ARBITRUM",
+        "EURE_LINEA",
+        "EURE_BASE",
         "ETH_ETHEREUM",
         "BTC_BITCOIN",
     ]
@@ -1147,6 +1175,11 @@ class RequirementsResource(BaseModel):
         "USDT_ETHEREUM",
         "EURC_SOLANA",
         "EURE_GNOSIS",
+        "EURE_ETHEREUM",
+        "EURE_POLYGON",
+        "EURE_ARBITRUM",
+        "EURE_LINEA",
+        "EURE_BASE",
         "ETH_ETHEREUM",
         "BTC_BITCOIN",
     ]
@@ -1249,6 +1282,11 @@ class RouteResource(BaseModel):
         "USDT_ETHEREUM",
         "EURC_SOLANA",
         "EURE_GNOSIS",
+        "EURE_ETHEREUM",
+        "EURE_POLYGON",
+        "EURE_ARBITRUM",
+        "EURE_LINEA",
+        "EURE_BASE",
         "ETH_ETHEREUM",
         "BTC_BITCOIN",
     ] = Field(..., alias="from")
@@ -1269,6 +1307,11 @@ class RouteResource(BaseModel):
         "USDT_ETHEREUM",
         "EURC_SOLANA",
         "EURE_GNOSIS",
+        "EURE_ETHEREUM",
+        "EURE_POLYGON",
+        "EURE_ARBITRUM",
+        "EURE_LINEA",
+        "EURE_BASE",
         "ETH_ETHEREUM",
         "BTC_BITCOIN",
     ]
@@ -1593,6 +1636,11 @@ class TransferAmountResource(BaseModel):
         "USDT_ETHEREUM",
         "EURC_SOLANA",
         "EURE_GNOSIS",
+        "EURE_ETHEREUM",
+        "EURE_POLYGON",
+        "EURE_ARBITRUM",
+        "EURE_LINEA",
+        "EURE_BASE",
         "ETH_ETHEREUM",
         "BTC_BITCOIN",
     ] = Field(..., alias="currencyCode")
@@ -1761,6 +1809,11 @@ class CurrencyCode(
             "USDT_ETHEREUM",
             "EURC_SOLANA",
             "EURE_GNOSIS",
+            "EURE_ETHEREUM",
+            "EURE_POLYGON",
+            "EURE_ARBITRUM",
+            "EURE_LINEA",
+            "EURE_BASE",
             "ETH_ETHEREUM",
             "BTC_BITCOIN",
         ]
@@ -1780,6 +1833,11 @@ class CurrencyCode(
         "USDT_ETHEREUM",
         "EURC_SOLANA",
         "EURE_GNOSIS",
+        "EURE_ETHEREUM",
+        "EURE_POLYGON",
+        "EURE_ARBITRUM",
+        "EURE_LINEA",
+        "EURE_BASE",
         "ETH_ETHEREUM",
         "BTC_BITCOIN",
     ] = Field(..., title="CurrencyCode")
@@ -1807,6 +1865,11 @@ class AccountSideResource(BaseModel):
             "USDT_ETHEREUM",
             "EURC_SOLANA",
             "EURE_GNOSIS",
+            "EURE_ETHEREUM",
+            "EURE_POLYGON",
+            "EURE_ARBITRUM",
+            "EURE_LINEA",
+            "EURE_BASE",
             "ETH_ETHEREUM",
             "BTC_BITCOIN",
         ]
@@ -2126,6 +2189,11 @@ class CurrencyResource(BaseModel):
         "USDT_ETHEREUM",
         "EURC_SOLANA",
         "EURE_GNOSIS",
+        "EURE_ETHEREUM",
+        "EURE_POLYGON",
+        "EURE_ARBITRUM",
+        "EURE_LINEA",
+        "EURE_BASE",
         "ETH_ETHEREUM",
         "BTC_BITCOIN",
     ]
@@ -2811,9 +2879,9 @@ class WebhookDeliveryResource(BaseModel):
     """
     Id of the webhook endpoint
     """
-    intent_id: str = Field(..., alias="intentId")
+    intent_id: str | None = Field(..., alias="intentId")
     """
-    Id of the intent
+    null for an event about no intent (unmatched money)
     """
     url: str
     """
