@@ -587,7 +587,7 @@ async def test_a_customer_onboarded_with_bridge_is_asked_only_what_monerium_need
             "clientSecret": CLIENT_SECRET,
             "environment": "sandbox",
             "baseUrl": monerium.url,
-        },  # fmt: skip
+        },
         secret_box=box,
         public_url=production.public_url,
         connectors=fast_connectors(),
@@ -629,7 +629,8 @@ async def test_a_customer_onboarded_with_bridge_is_asked_only_what_monerium_need
         "KYC_BASIC.address.city", "KYC_BASIC.address.postalCode", "KYC_BASIC.address.country",
     }  # fmt: skip
     fields = {f["name"]: f for f in step(view, "KYC_BASIC")["fields"]}
-    assert fields["phone"]["kind"] == "tel" and fields["phone"]["required"]
+    assert fields["phone"]["kind"] == "tel"
+    assert fields["phone"]["required"]
     assert all(f["prefilledFrom"] is None for f in fields.values())
 
     # What Monerium needs beyond Bridge's data: birth date, nationality, ID, phone.
@@ -665,7 +666,8 @@ async def test_a_customer_onboarded_with_bridge_is_asked_only_what_monerium_need
     # Forwarded to Monerium's details: Bridge's names and address, the typed rest.
     [details] = monerium.calls("PATCH", f"/profiles/{profile['id']}/details")
     personal = details.body["personal"]
-    assert personal["firstName"] == "Zoë" and personal["lastName"] == "Quillfeather"
+    assert personal["firstName"] == "Zoë"
+    assert personal["lastName"] == "Quillfeather"
     assert (personal["address"], personal["city"], personal["country"]) == (
         "Unter den Linden 5", "Berlin", "DE",
     )  # fmt: skip
@@ -682,12 +684,14 @@ async def test_a_customer_onboarded_with_bridge_is_asked_only_what_monerium_need
         )
     ).all()
     assert answer.source_provider_account_id == merchant.provider_account_id
-    assert answer.granted and answer.decided_at is not None
+    assert answer.granted
+    assert answer.decided_at is not None
     assert "KYC_BASIC.firstName" in answer.fields
     stored = (
         await db.exec(text("SELECT fields_encrypted FROM compliance_record"))  # type: ignore[call-overload]
     ).all()
-    assert stored and all("Quillfeather" not in row[0] for row in stored)
+    assert stored
+    assert all("Quillfeather" not in row[0] for row in stored)
 
 
 async def consent(

@@ -157,17 +157,26 @@ class OnboardingService:
                 raise NotFound("shareable data from that provider account")
             await reuse.decide(session, intent, source_account_id, granted, offer.fields)
             await session.commit()
-        code = intent.current_step_code
-        if granted and code is not None:
-            body = await self.with_consented(intent, code, {})
-            try:
-                submission = submission_model(code).model_validate(body)
-                check_for_intent(code, submission, intent.transfer_amount, intent.provider_code)
-            except (ValidationError, SubmissionProblem, Conflict):
-                pass  # the customer completes the rest of the form
-            else:
-                await self.submit(intent, code, submission)
+        if granted:
+            await self._submit_consented(intent)
         return await self.view(intent_id, customer_id)
+
+    async def _submit_consented(self, intent: IntentRow) -> OnboardingView | None:
+        """Submits the intent's current step on the customer's behalf when what they
+        consented to share fills its whole form (the provider decides as for a typed
+        one); None when it does not (the customer completes the form)."""
+        code = intent.current_step_code
+        if code is None or code not in SUBMISSION_MODELS:
+            return None
+        body = await self.with_consented(intent, code, {})
+        if not body:
+            return None
+        try:
+            submission = submission_model(code).model_validate(body)
+            check_for_intent(code, submission, intent.transfer_amount, intent.provider_code)
+        except (ValidationError, SubmissionProblem):
+            return None
+        return await self._submit_one(intent, code, submission)
 
     async def submittable(self, intent_id: str, customer_id: str, step_code: str) -> IntentRow:
         """The customer's intent, if its plan has this step (NotFound otherwise): asked
@@ -188,6 +197,22 @@ class OnboardingService:
         return intent
 
     async def submit(
+        self, intent: IntentRow, step_code: str, submission: BaseModel
+    ) -> OnboardingView:
+        view = await self._submit_one(intent, step_code, submission)
+        # The next step may be one the customer consented to fill from another provider.
+        for _ in range(len(view.steps)):
+            following = view.intent.current_step_code
+            if following is None or following == step_code:
+                break
+            step_code = following
+            filled = await self._submit_consented(view.intent)
+            if filled is None:
+                break
+            view = filled
+        return view
+
+    async def _submit_one(
         self, intent: IntentRow, step_code: str, submission: BaseModel
     ) -> OnboardingView:
         try:
