@@ -46,7 +46,10 @@ class OnboardingSharing(Resource):
     """Data the customer gave another provider that fills this intent's open steps, and
     their answer to sharing it with this intent's provider (asked once per pair)."""
 
-    provider_account_id: str = Field(alias="providerAccountId")
+    provider_account_id: str = Field(
+        alias="providerAccountId",
+        description="The provider account holding the data: the consent's `providerAccountId`",
+    )
     provider_name: str = Field(alias="providerName", description="Who holds the data")
     fields: list[str] = Field(
         description="What it fills, as STEP_CODE.field (the field's dotted path)"
@@ -54,7 +57,9 @@ class OnboardingSharing(Resource):
     consent: Literal["GRANTED", "DECLINED"] | None = Field(
         description="The customer's answer; null: not asked yet"
     )
-    decided_at: Timestamp | None = Field(alias="decidedAt")
+    decided_at: Timestamp | None = Field(
+        alias="decidedAt", description="When the customer answered; null: not asked yet"
+    )
 
 
 class OnboardingConsent(RequestBody):
