@@ -13,7 +13,7 @@ import functools
 import json
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import timedelta
 from typing import Any
 
@@ -210,7 +210,10 @@ class OnboardingService:
             if filled is None:
                 break
             view = filled
-        return view
+        async with self._db() as session:
+            forms = reuse.open_forms(view.intent, view.steps)
+            shared = await reuse.reuse_for(session, view.intent, forms)
+        return replace(view, shared=shared)
 
     async def _submit_one(
         self, intent: IntentRow, step_code: str, submission: BaseModel
