@@ -515,11 +515,18 @@ async def test_the_hosted_forms_are_forwarded_to_the_profile_and_monerium_decide
                           within=WITHIN)  # fmt: skip
     [profile] = monerium.profiles.values()
 
-    identity = await submit(http, intent_id, page, "KYC_BASIC", kyc_basic())
+    # Monerium's details need a phone number: its form asks one.
+    phoneless = await submit(http, intent_id, page, "KYC_BASIC", kyc_basic())
+    assert phoneless.status_code == 400, phoneless.text
+    assert phoneless.json()["details"]["fields"][0]["pointer"] == "/phone"
+    identity = await submit(http, intent_id, page, "KYC_BASIC", kyc_basic(phone="+3548888888"))
     assert identity.status_code == 200, identity.text
     assert step(identity.json(), "KYC_BASIC")["status"] == "SUBMITTED"
     details = monerium.calls("PATCH", f"/profiles/{profile['id']}/details")[0].body
     assert details["personal"]["lastName"] == kyc_basic()["lastName"]
+    assert details["personal"]["phone"] == "+3548888888"
+    # Every field Monerium requires was there: the section is under review, not incomplete.
+    assert monerium.profiles[profile["id"]]["details"]["state"] == "pending"
     assert details["personal"]["idDocument"]["kind"] == "passport"
     # Monerium reviews the identity first (the address step depends on it).
     await monerium.set_profile_state(
