@@ -7,7 +7,7 @@ from __future__ import annotations
 import copy
 import json
 import logging
-from datetime import timedelta
+from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +20,9 @@ from temporalio.client import Client
 from api.logs import ACCESS_LOGGER, RedactTokens
 from api.openapi import openapi_document
 from ramp.config import Settings
-from ramp.db.tables import OnboardingSubmission
+from ramp.db.tables import ComplianceRecord, OnboardingSubmission
+from ramp.db.types import utcnow
+from ramp.onboarding import reuse
 from ramp.onboarding.forms import FORMS, SUBMISSION_MODELS
 from ramp.onboarding.verification import sandbox_verdict
 from ramp.origins import (
@@ -630,3 +632,22 @@ def test_access_logs_never_hold_an_onboarding_token(client: httpx.AsyncClient) -
     line = record.getMessage()
     assert "secret" not in line
     assert "/onboarding/i-1?token=[redacted]&x=1" in line
+
+
+def test_a_proof_of_address_older_than_a_year_is_not_offered_again() -> None:
+    def kept(issued: str) -> ComplianceRecord:
+        return ComplianceRecord(
+            customer_id="c", provider_account_id="a", requirement_code="PROOF_OF_ADDRESS",
+            provider_code="sandbox_meridian", origin=reuse.ONBOARDING,
+            fields={"issueDate": issued}, recorded_at=utcnow(),
+        )  # fmt: skip
+
+    today = date.today()
+    assert reuse._still_valid(kept((today - timedelta(days=30)).isoformat()))
+    assert not reuse._still_valid(kept((today - timedelta(days=400)).isoformat()))
+    assert reuse.overlay(
+        {"address.city": "Berlin", "firstName": "Zoë"}, {"address": {"line1": "x"}}
+    ) == {
+        "address": {"city": "Berlin", "line1": "x"},
+        "firstName": "Zoë",
+    }

@@ -25,7 +25,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import date, datetime, timedelta
 from typing import Any, Final
 
 from sqlmodel import col, select
@@ -46,7 +46,7 @@ from ramp.db.tables import (
 )
 from ramp.db.types import utcnow
 from ramp.db.upsert import upsert
-from ramp.onboarding.forms import FormField, form_fields
+from ramp.onboarding.forms import FormField, form_fields, parse_date
 from ramp.provider_accounts.service import provider_context
 from ramp.security.encryption import SecretBox
 
@@ -178,7 +178,7 @@ async def reuse_for(
     # Oldest first: a later record's value wins where two sources hold the same field.
     for record in records:
         values = values_by_field(record.fields, forms[record.requirement_code])
-        if not values:
+        if not values or not _still_valid(record):
             continue
         source = record.provider_account_id
         names[source] = provider_name(record.provider_code)
@@ -200,6 +200,18 @@ async def reuse_for(
         for source, paths in offered.items()
     )
     return Reuse(offers=offers, held=held, prefilled=prefilled)
+
+
+def _still_valid(record: ComplianceRecord) -> bool:
+    """A proof of address is a document of the last 12 months (the form's rule): an older
+    one is not offered, the customer uploads a recent one."""
+    issued = record.fields.get("issueDate")
+    if record.requirement_code != "PROOF_OF_ADDRESS" or not isinstance(issued, str):
+        return True
+    try:
+        return parse_date(issued) >= date.today() - timedelta(days=365)
+    except ValueError:
+        return False
 
 
 async def record(
