@@ -158,8 +158,17 @@ class OnboardingService:
             await reuse.decide(session, intent, source_account_id, granted, offer.fields)
             await session.commit()
         if granted:
-            await self._submit_consented(intent)
+            await self._submit_on_behalf(intent)
         return await self.view(intent_id, customer_id)
+
+    async def _submit_on_behalf(self, intent: IntentRow) -> OnboardingView | None:
+        """`_submit_consented`, whose failure (an outage, the step moved on meanwhile)
+        leaves the step to the customer: the answer or submission that led here stands,
+        and the page shows the form with what is filled already."""
+        try:
+            return await self._submit_consented(intent)
+        except (DomainError, WorkflowUpdateFailedError, WorkflowEnded):
+            return None
 
     async def _submit_consented(self, intent: IntentRow) -> OnboardingView | None:
         """Submits the intent's current step on the customer's behalf when what they
@@ -206,7 +215,7 @@ class OnboardingService:
             if following is None or following == step_code:
                 break
             step_code = following
-            filled = await self._submit_consented(view.intent)
+            filled = await self._submit_on_behalf(view.intent)
             if filled is None:
                 break
             view = filled
