@@ -718,9 +718,13 @@ function handoffPanel(step) {
   return panel(`handoff:${step.code}`, t(`requirements.${step.code}.title`), ...body);
 }
 
-// The fields the customer types: those consented data fills are not asked again.
+// The fields the customer types: those consented data fills are not asked again, nor
+// the optional rest of a group it fills (an address shared whole, without a line 2).
 function askedFields(step) {
-  return (step.fields || []).filter((field) => !field.prefilledFrom);
+  const fields = step.fields || [];
+  const group = (field) => (field.name.includes(".") ? field.name.slice(0, field.name.indexOf(".")) : null);
+  const shared = new Set(fields.filter((field) => field.prefilledFrom).map(group).filter(Boolean));
+  return fields.filter((field) => !field.prefilledFrom && (field.required || !shared.has(group(field))));
 }
 
 function stepPanel(step) {
