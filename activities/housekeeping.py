@@ -20,7 +20,7 @@ from ramp.housekeeping import (
     SubmissionPurgeResult,
 )
 from ramp.idempotency.store import purge_expired as purge_expired_keys
-from ramp.onboarding.retention import purge_batch
+from ramp.onboarding.retention import purge_batch, purge_shared_records
 from ramp.organizations import audit
 from ramp.security.encryption import SecretBox
 
@@ -80,4 +80,10 @@ class HousekeepingActivities:
             purged += count
             activity.heartbeat(purged)
             if count == 0:
-                return SubmissionPurgeResult(purged=purged)
+                break
+        # What customers gave for sharing with another provider: the same period.
+        async with self._db() as session:
+            shared = await purge_shared_records(session, retention)
+        if shared:
+            activity.logger.info("purged %d records kept for sharing", shared)
+        return SubmissionPurgeResult(purged=purged)

@@ -14,27 +14,30 @@ The project's setting of the origins allowed to embed the page is api/project_se
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import segno
 from starlette.requests import Request
 from starlette.responses import Response
 
-from api.body import read_json
+from api.body import read_json, read_json_object, validate_body
 from api.errors import not_found, unauthorized
 from api.render import json_resource
 from api.schemas import (
+    OnboardingConsent,
     OnboardingDepositInstruction,
     OnboardingField,
     OnboardingHandoff,
     OnboardingProvider,
     OnboardingResource,
+    OnboardingSharing,
     OnboardingStep,
     OnboardingTerms,
     OnboardingTransaction,
     TransferAmountResource,
 )
 from api.services import Services, services
+from ramp.adapters.registry import Connectors
 from ramp.db.tables import ComplianceStepRow, IntentRow, TransactionRow
 from ramp.errors import OnboardingError
 from ramp.intents.models import CryptoDepositInstructions, TransactionContext
@@ -42,7 +45,8 @@ from ramp.intents.redirects import hosted_redirect
 from ramp.intents.states import IntentStatus, PlanStatus, StepStatus
 from ramp.intents.workflow_client import IntentWorkflowClient
 from ramp.onboarding.forms import form_fields
-from ramp.onboarding.service import OnboardingService, submission_model
+from ramp.onboarding.reuse import Reuse
+from ramp.onboarding.service import OnboardingService, OnboardingView, submission_model
 from ramp.onboarding.terms import terms_for
 from ramp.security.tokens import InvalidToken
 
@@ -108,6 +112,13 @@ def onboarding_service(app: Services) -> OnboardingService:
         app.db,
         IntentWorkflowClient(app.temporal, app.settings.task_queue),
         app.settings.encryption_keys.get_secret_value(),
+        Connectors.from_settings(app.settings),
+    )
+
+
+def _render(view: OnboardingView) -> Response:
+    return json_resource(
+        onboarding_resource(view.intent, view.steps, view.transaction, view.origins, view.shared)
     )
 
 
@@ -115,9 +126,17 @@ async def get_onboarding(request: Request) -> Response:
     view = await onboarding_service(services(request)).view(
         request.path_params["intentId"], _token_customer(request)
     )
-    return json_resource(
-        onboarding_resource(view.intent, view.steps, view.transaction, view.origins)
+    return _render(view)
+
+
+async def answer_consent(request: Request) -> Response:
+    """The customer's answer to sharing what another provider holds (`sharing`)."""
+    customer_id = _token_customer(request)
+    body = await read_json(request, OnboardingConsent)
+    view = await onboarding_service(services(request)).consent(
+        request.path_params["intentId"], customer_id, body.provider_account_id, body.granted
     )
+    return _render(view)
 
 
 async def submit_step(request: Request) -> Response:
@@ -127,11 +146,12 @@ async def submit_step(request: Request) -> Response:
     model = submission_model(step_code)
     intent = await service.submittable(request.path_params["intentId"], customer_id, step_code)
     # Read (up to a few MiB of documents) while no database connection is held.
-    submission = await read_json(request, model)
+    typed = await read_json_object(request)
+    # Fields the customer consented to share from another provider need not be typed.
+    body = await service.with_consented(intent, step_code, typed)
+    submission = validate_body(model, body)
     view = await service.submit(intent, step_code, submission)
-    return json_resource(
-        onboarding_resource(view.intent, view.steps, view.transaction, view.origins)
-    )
+    return _render(view)
 
 
 # --- rendering -------------------------------------------------------------------------
@@ -142,7 +162,9 @@ def onboarding_resource(
     steps: Sequence[ComplianceStepRow],
     transaction: TransactionRow | None,
     origins: Sequence[str],
+    shared: Reuse | None = None,
 ) -> OnboardingResource:
+    shared = shared or Reuse()
     return OnboardingResource(
         intent_id=intent.id,
         status=IntentStatus(intent.status),
@@ -156,17 +178,36 @@ def onboarding_resource(
         auto_execute=intent.auto_execute,
         redirect_url=hosted_redirect(intent, deposit_instructions_shown=transaction is not None),
         embed_origins=list(origins),
-        steps=[_step(step, intent) for step in sorted(steps, key=lambda s: (s.position, s.code))],
+        steps=[
+            _step(step, intent, shared.prefilled.get(step.code, {}))
+            for step in sorted(steps, key=lambda s: (s.position, s.code))
+        ],
+        sharing=[
+            OnboardingSharing(
+                provider_account_id=offer.provider_account_id,
+                provider_name=offer.provider_name,
+                fields=list(offer.fields),
+                consent=None
+                if offer.granted is None
+                else ("GRANTED" if offer.granted else "DECLINED"),
+                decided_at=offer.decided_at,
+            )
+            for offer in shared.offers
+        ],
         transaction=_transaction(transaction) if transaction is not None else None,
         expired_at=intent.expired_at,
     )
 
 
-def _step(step: ComplianceStepRow, intent: IntentRow) -> OnboardingStep:
+def _step(
+    step: ComplianceStepRow, intent: IntentRow, prefilled: Mapping[str, str]
+) -> OnboardingStep:
     metadata = step.step_metadata
     handoff = _handoff(metadata.get("handoff"))
     # A step the provider collects itself has no form of ours.
-    fields = None if handoff else form_fields(step.code, intent.transfer_amount)
+    fields = (
+        None if handoff else form_fields(step.code, intent.transfer_amount, intent.provider_code)
+    )
     return OnboardingStep(
         code=step.code,
         description=step.description,
@@ -186,6 +227,7 @@ def _step(step: ComplianceStepRow, intent: IntentRow) -> OnboardingStep:
                 accept=list(f.accept),
                 max_bytes=f.max_bytes,
                 autocomplete=f.autocomplete,
+                prefilled_from=prefilled.get(f.name),
             )
             for f in fields
         ],

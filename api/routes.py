@@ -27,7 +27,7 @@ from api.intents import (
     get_intent,
     list_intents,
 )
-from api.onboarding import get_onboarding, submit_step
+from api.onboarding import answer_consent, get_onboarding, submit_step
 from api.onboarding_page import OnboardingAssets, favicon, onboarding_page
 from api.operations import (
     CURSOR,
@@ -422,6 +422,23 @@ V1: list[BaseRoute] = [
             errors=(400, 401, 404, 409, 503),
             # A step may carry a document.
             max_body_bytes=MAX_SUBMISSION_BYTES,
+        ),
+    ),
+    ApiRoute(
+        "POST",
+        "/onboarding/{intentId}/consent",
+        answer_consent,
+        Operation(
+            "answerOnboardingConsent",
+            "Hosted onboarding: the customer's answer to sharing what they gave another "
+            "provider (an entry of `sharing`) with this intent's provider; once granted, "
+            "those fields are not asked, and a step they fill entirely is submitted",
+            auth="onboarding",
+            status=200,
+            request=schemas.OnboardingConsent,
+            response=schemas.OnboardingResource,
+            parameters=(path_parameter("intentId", "Intent id"),),
+            errors=(400, 401, 404, 409, 503),
         ),
     ),
     ApiRoute(

@@ -18,6 +18,7 @@ import httpx
 import pytest
 from eth_account import Account
 from eth_account.messages import encode_defunct
+from sqlalchemy import text
 from sqlalchemy.ext.asyncio import async_sessionmaker
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
@@ -26,7 +27,7 @@ from temporalio.client import Client
 from ramp import projects, temporal
 from ramp.adapters.monerium.orders import payment_reference
 from ramp.config import Environment, Settings
-from ramp.db.tables import ProviderAccount, ProviderWebhookEvent
+from ramp.db.tables import ComplianceConsent, ProviderAccount, ProviderWebhookEvent
 from ramp.db.types import utcnow
 from ramp.intents.lifecycle import workflow_id
 from ramp.intents.workflow_client import IntentWorkflowClient
@@ -35,11 +36,27 @@ from ramp.provider_accounts.credentials import unseal_webhook_secret
 from ramp.provider_webhooks.service import relay
 from ramp.provider_webhooks.unmatched import NO_INTENT_REASON, UNREFERENCED_GRACE
 from ramp.security.encryption import SecretBox
-from tests.helpers.onboarding import document, kyc_basic, onboarding_token, step, submit
-from tests.helpers.payments import SEPA, register_accounts, wait_for_intent, wallet
-from tests.helpers.production import customer_token, fast_connectors, production_stack
+from tests.helpers.onboarding import (
+    document,
+    kyc_basic,
+    onboarding,
+    onboarding_token,
+    step,
+    submit,
+)
+from tests.helpers.payments import ACH, SEPA, register_accounts, wait_for_intent, wallet
+from tests.helpers.production import (
+    BRIDGE_KEY,
+    approved_customer,
+    connected_project,
+    customer_token,
+    fast_connectors,
+    production_stack,
+)
 from tests.helpers.projects import ProjectCredentials, bearer
 from tests.helpers.servers import derive_settings
+from tests.simulators.bridge import BridgeSimulator
+from tests.simulators.bridge import running as bridge_running
 from tests.simulators.monerium import MoneriumSimulator, running
 
 CLIENT_ID = "5c2b9e10-6d4f-4c1e-9a7b-0f3e8d2a1b44"
@@ -581,11 +598,18 @@ async def test_the_hosted_forms_are_forwarded_to_the_profile_and_monerium_decide
                           within=WITHIN)  # fmt: skip
     [profile] = monerium.profiles.values()
 
-    identity = await submit(http, intent_id, page, "KYC_BASIC", kyc_basic())
+    # Monerium's details need a phone number: its form asks one.
+    phoneless = await submit(http, intent_id, page, "KYC_BASIC", kyc_basic())
+    assert phoneless.status_code == 400, phoneless.text
+    assert phoneless.json()["details"]["fields"][0]["pointer"] == "/phone"
+    identity = await submit(http, intent_id, page, "KYC_BASIC", kyc_basic(phone="+3548888888"))
     assert identity.status_code == 200, identity.text
     assert step(identity.json(), "KYC_BASIC")["status"] == "SUBMITTED"
     details = monerium.calls("PATCH", f"/profiles/{profile['id']}/details")[0].body
     assert details["personal"]["lastName"] == kyc_basic()["lastName"]
+    assert details["personal"]["phone"] == "+3548888888"
+    # Every field Monerium requires was there: the section is under review, not incomplete.
+    assert monerium.profiles[profile["id"]]["details"]["state"] == "pending"
     assert details["personal"]["idDocument"]["kind"] == "passport"
     # Monerium reviews the identity first (the address step depends on it).
     await monerium.set_profile_state(
@@ -616,3 +640,158 @@ async def test_the_hosted_forms_are_forwarded_to_the_profile_and_monerium_decide
         lambda b: all(s["status"] == "COMPLETED" for s in b["intent"]["compliancePlan"]["steps"]),
         within=WITHIN,
     )  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+async def bridge() -> AsyncIterator[BridgeSimulator]:
+    async with bridge_running(BridgeSimulator(api_keys={BRIDGE_KEY})) as simulator:
+        yield simulator
+
+
+# What the customer typed in Bridge's own KYC flow; Bridge's customer object shows it
+# (names and residential address, an alpha-3 country), nothing else of it.
+BRIDGE_PERSON = {
+    "first_name": "Zoë",
+    "last_name": "Quillfeather",
+    "address": {"street_line_1": "Unter den Linden 5", "city": "Berlin",
+                "postal_code": "10117", "country": "DEU"},
+}  # fmt: skip
+
+
+async def test_a_customer_onboarded_with_bridge_is_asked_only_what_monerium_needs_beyond(
+    http: httpx.AsyncClient,
+    db: AsyncSession,
+    production: Settings,
+    monerium: MoneriumSimulator,
+    bridge: BridgeSimulator,
+) -> None:
+    monerium.reset()
+    box = SecretBox.from_settings(production)
+    merchant = await connected_project(db, production, bridge)
+    account = await service.set_provider_account(
+        db,
+        project_id=merchant.project.project_id,
+        provider_code="MONERIUM",
+        credentials={
+            "clientId": CLIENT_ID,
+            "clientSecret": CLIENT_SECRET,
+            "environment": "sandbox",
+            "baseUrl": monerium.url,
+        },
+        secret_box=box,
+        public_url=production.public_url,
+        connectors=fast_connectors(),
+    )
+    # Bridge's KYC, completed in Bridge's own flow (nothing typed on our page).
+    token, bridge_intent = await approved_customer(
+        http, bridge, merchant, "zoe", "USD", "USDC_ETHEREUM", copy.deepcopy(ACH),
+        wallet("USDC_ETHEREUM"), person=BRIDGE_PERSON,
+    )  # fmt: skip
+    await wait_for_intent(
+        http, token, bridge_intent,
+        lambda b: b["intent"]["compliancePlan"]["status"] == "COMPLETED", within=WITHIN,
+    )  # fmt: skip
+
+    # The same customer starts a Monerium route.
+    accounts = await register_accounts(
+        http, token, "EUR", "EURE_GNOSIS", copy.deepcopy(SEPA), wallet("EURE_GNOSIS")
+    )
+    opened = await http.post(
+        "/v1/intent",
+        json={"srcExternalAccountId": accounts[0], "destExternalAccountId": accounts[1],
+              "amount": "60.00"},
+        headers=bearer(token),
+    )  # fmt: skip
+    assert opened.status_code == 201, opened.text
+    intent_id = opened.json()["intent"]["id"]
+    page = onboarding_token(opened.json())
+    await wait_for_intent(http, token, intent_id, lambda _: bool(monerium.profiles),
+                          within=WITHIN)  # fmt: skip
+    [profile] = monerium.profiles.values()
+
+    view = await onboarding(http, intent_id, page)
+    [offer] = view["sharing"]
+    assert offer["providerName"] == "Bridge"
+    assert offer["providerAccountId"] == merchant.provider_account_id
+    assert offer["consent"] is None
+    assert set(offer["fields"]) == {
+        "KYC_BASIC.firstName", "KYC_BASIC.lastName", "KYC_BASIC.address.line1",
+        "KYC_BASIC.address.city", "KYC_BASIC.address.postalCode", "KYC_BASIC.address.country",
+    }  # fmt: skip
+    fields = {f["name"]: f for f in step(view, "KYC_BASIC")["fields"]}
+    assert fields["phone"]["kind"] == "tel"
+    assert fields["phone"]["required"]
+    assert all(f["prefilledFrom"] is None for f in fields.values())
+
+    # What Monerium needs beyond Bridge's data: birth date, nationality, ID, phone.
+    beyond = {
+        "dateOfBirth": "1988-07-14",
+        "nationality": "DE",
+        "idDocument": kyc_basic()["idDocument"],
+        "phone": "+49 151 2345 6789",
+    }
+    # Declined: nothing is shared, the customer is asked everything again.
+    declined = await consent(http, intent_id, page, merchant.provider_account_id, False)
+    assert declined["sharing"][0]["consent"] == "DECLINED"
+    partial = await submit(http, intent_id, page, "KYC_BASIC", beyond)
+    assert partial.status_code == 400, partial.text
+    pointers = {f["pointer"] for f in partial.json()["details"]["fields"]}
+    assert {"/firstName", "/lastName", "/address"} <= pointers
+    assert not monerium.calls("PATCH", f"/profiles/{profile['id']}/details")
+
+    # Granted (the customer changed their mind): the fields are filled from Bridge.
+    granted = await consent(http, intent_id, page, merchant.provider_account_id, True)
+    assert granted["sharing"][0]["consent"] == "GRANTED"
+    fields = {f["name"]: f for f in step(granted, "KYC_BASIC")["fields"]}
+    assert fields["firstName"]["prefilledFrom"] == "Bridge"
+    assert fields["address.country"]["prefilledFrom"] == "Bridge"
+    assert fields["phone"]["prefilledFrom"] is None
+    assert step(granted, "KYC_BASIC")["status"] == "PENDING"  # phone etc. still missing
+    bad_phone = await submit(http, intent_id, page, "KYC_BASIC", {**beyond, "phone": "0151 23"})
+    assert bad_phone.status_code == 400, bad_phone.text
+    assert bad_phone.json()["details"]["fields"][0]["pointer"] == "/phone"
+    identity = await submit(http, intent_id, page, "KYC_BASIC", beyond)
+    assert identity.status_code == 200, identity.text
+    assert step(identity.json(), "KYC_BASIC")["status"] == "SUBMITTED"
+    # Forwarded to Monerium's details: Bridge's names and address, the typed rest.
+    [details] = monerium.calls("PATCH", f"/profiles/{profile['id']}/details")
+    personal = details.body["personal"]
+    assert personal["firstName"] == "Zoë"
+    assert personal["lastName"] == "Quillfeather"
+    assert (personal["address"], personal["city"], personal["country"]) == (
+        "Unter den Linden 5", "Berlin", "DE",
+    )  # fmt: skip
+    assert personal["phone"] == "+4915123456789"
+    assert personal["birthday"] == "1988-07-14"
+    assert monerium.profiles[profile["id"]]["details"]["state"] == "pending"
+
+    # The consent, per provider account pair, with when; the data encrypted at rest.
+    [answer] = (
+        await db.exec(
+            select(ComplianceConsent).where(
+                ComplianceConsent.target_provider_account_id == account.id
+            )
+        )
+    ).all()
+    assert answer.source_provider_account_id == merchant.provider_account_id
+    assert answer.granted
+    assert answer.decided_at is not None
+    assert "KYC_BASIC.firstName" in answer.fields
+    stored = (
+        await db.exec(text("SELECT fields_encrypted FROM compliance_record"))  # type: ignore[call-overload]
+    ).all()
+    assert stored
+    assert all("Quillfeather" not in row[0] for row in stored)
+
+
+async def consent(
+    http: httpx.AsyncClient, intent_id: str, page: str, source: str, granted: bool
+) -> dict[str, Any]:
+    answer = await http.post(
+        f"/v1/onboarding/{intent_id}/consent",
+        json={"providerAccountId": source, "granted": granted},
+        headers=bearer(page),
+    )
+    assert answer.status_code == 200, answer.text
+    body: dict[str, Any] = answer.json()
+    return body

@@ -4,9 +4,10 @@ personal data reaches a workflow history."""
 
 from __future__ import annotations
 
+import copy
 import json
 import logging
-from datetime import timedelta
+from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +20,9 @@ from temporalio.client import Client
 from api.logs import ACCESS_LOGGER, RedactTokens
 from api.openapi import openapi_document
 from ramp.config import Settings
-from ramp.db.tables import OnboardingSubmission
+from ramp.db.tables import ComplianceRecord, OnboardingSubmission
+from ramp.db.types import utcnow
+from ramp.onboarding import reuse
 from ramp.onboarding.forms import FORMS, SUBMISSION_MODELS
 from ramp.onboarding.verification import sandbox_verdict
 from ramp.origins import (
@@ -49,6 +52,7 @@ from tests.helpers.onboarding import (
 from tests.helpers.openapi import conforms
 from tests.helpers.payments import (
     ACH,
+    SEPA,
     create_intent,
     get_intent,
     register_accounts,
@@ -147,6 +151,62 @@ async def test_submissions_are_stored_encrypted(
     kyc = next(row for row in rows if row.step_code == "KYC_BASIC")
     assert LAST_NAME not in kyc.payload_encrypted
     assert LAST_NAME in SecretBox.from_settings(migrated).decrypt(kyc.payload_encrypted)
+
+
+async def test_a_step_filled_by_consented_data_completes_without_the_customer(
+    client: httpx.AsyncClient, customer: dict[str, Any], db: AsyncSession
+) -> None:
+    token = customer["access_token"]
+    intent_id, link = await start_onboarding(client, token)
+    await submit(client, intent_id, link, "TERMS_OF_SERVICE", TERMS)
+    verified = await submit(client, intent_id, link, "KYC_BASIC", kyc_basic())
+    assert step(verified.json(), "KYC_BASIC")["status"] == "COMPLETED"
+    # The same customer, a euro route: Meridian, whose plan also has KYC_BASIC.
+    accounts = await register_accounts(
+        client, token, "EUR", "USDC_ETHEREUM", copy.deepcopy(SEPA), wallet("USDC_ETHEREUM")
+    )
+    euro_id, euro_link = await start_onboarding(client, token, accounts=accounts)
+    view = await onboarding(client, euro_id, euro_link)
+    conforms(openapi_document(), "OnboardingResource", view)
+    assert view["provider"]["code"] == "sandbox_meridian"
+    [offer] = view["sharing"]
+    assert offer["providerName"] == "Atlas Payments (sandbox)"
+    assert offer["consent"] is None
+    assert "KYC_BASIC.idDocument.file" in offer["fields"]
+    # Terms are each provider's own: never offered.
+    assert not [f for f in offer["fields"] if f.startswith("TERMS_OF_SERVICE")]
+    answered = await client.post(
+        f"/v1/onboarding/{euro_id}/consent",
+        json={"providerAccountId": offer["providerAccountId"], "granted": True},
+        headers=bearer(euro_link),
+    )
+    assert answered.status_code == 200, answered.text
+    assert answered.json()["sharing"][0]["consent"] == "GRANTED"
+    fields = step(answered.json(), "KYC_BASIC")["fields"]
+    assert all(f["prefilledFrom"] == "Atlas Payments (sandbox)" for f in fields if f["required"])
+    # Meridian's terms accepted, its KYC_BASIC is submitted with Atlas's data at once.
+    after_terms = await submit(client, euro_id, euro_link, "TERMS_OF_SERVICE", TERMS)
+    assert after_terms.status_code == 200, after_terms.text
+    assert step(after_terms.json(), "KYC_BASIC")["status"] == "COMPLETED"
+    assert after_terms.json()["currentStepCode"] == "PROOF_OF_ADDRESS"
+    kept = (
+        await db.exec(select(OnboardingSubmission).where(OnboardingSubmission.intent_id == euro_id))
+    ).all()
+    assert sorted(row.step_code for row in kept) == ["KYC_BASIC", "TERMS_OF_SERVICE"]
+
+
+async def test_consent_is_asked_only_for_data_another_provider_holds(
+    client: httpx.AsyncClient, customer: dict[str, Any]
+) -> None:
+    intent_id, link = await start_onboarding(client, customer["access_token"])
+    view = await onboarding(client, intent_id, link)
+    assert view["sharing"] == []
+    answered = await client.post(
+        f"/v1/onboarding/{intent_id}/consent",
+        json={"providerAccountId": "no-such-account", "granted": True},
+        headers=bearer(link),
+    )
+    assert answered.status_code == 404, answered.text
 
 
 async def test_crypto_deposits_come_with_a_qr_code(
@@ -572,3 +632,22 @@ def test_access_logs_never_hold_an_onboarding_token(client: httpx.AsyncClient) -
     line = record.getMessage()
     assert "secret" not in line
     assert "/onboarding/i-1?token=[redacted]&x=1" in line
+
+
+def test_a_proof_of_address_older_than_a_year_is_not_offered_again() -> None:
+    def kept(issued: str) -> ComplianceRecord:
+        return ComplianceRecord(
+            customer_id="c", provider_account_id="a", requirement_code="PROOF_OF_ADDRESS",
+            provider_code="sandbox_meridian", origin=reuse.ONBOARDING,
+            fields={"issueDate": issued}, recorded_at=utcnow(),
+        )  # fmt: skip
+
+    today = date.today()
+    assert reuse._still_valid(kept((today - timedelta(days=30)).isoformat()))
+    assert not reuse._still_valid(kept((today - timedelta(days=400)).isoformat()))
+    assert reuse.overlay(
+        {"address.city": "Berlin", "firstName": "Zoë"}, {"address": {"line1": "x"}}
+    ) == {
+        "address": {"city": "Berlin", "line1": "x"},
+        "firstName": "Zoë",
+    }

@@ -11,6 +11,7 @@ also refreshes docs/images/onboarding.png).
 from __future__ import annotations
 
 import asyncio
+import copy
 import os
 import re
 import shutil
@@ -29,8 +30,8 @@ from api.app import create_app
 from ramp.config import Settings
 from ramp.security.tokens import TokenService
 from tests.helpers.browser import bound_socket, chromium, host_app, screenshots_dir, served
-from tests.helpers.onboarding import FIRST_NAME, png
-from tests.helpers.payments import BTC_ADDRESS, register_accounts, wallet
+from tests.helpers.onboarding import FIRST_NAME, TERMS, kyc_basic, png
+from tests.helpers.payments import BTC_ADDRESS, SEPA, register_accounts, wallet
 from tests.helpers.projects import ProjectCredentials, bearer
 from tests.helpers.servers import derive_settings
 
@@ -453,3 +454,43 @@ async def test_outside_an_iframe_the_page_returns_to_the_app(
     # Beacon needs two steps; with nothing to deposit yet, the page hands back to the app.
     await page.wait_for_url(f"{done}?intentId={intent_id}&status=PENDING")
     await expect(page.get_by_role("heading", name="Back in the app")).to_be_visible()
+
+
+async def test_what_the_customer_gave_one_provider_is_shared_with_the_next_once_asked(
+    stack: Stack, http: httpx.AsyncClient, page: Page, project: ProjectCredentials
+) -> None:
+    # Identity verified with Atlas, through the onboarding API.
+    atlas_id, atlas_url, token = await new_intent(http, stack, project, "browser-share")
+    link = parse_qs(urlsplit(atlas_url).query)["token"][0]
+    for code, body in (("TERMS_OF_SERVICE", TERMS), ("KYC_BASIC", kyc_basic())):
+        done = await http.post(
+            f"/v1/onboarding/{atlas_id}/steps/{code}", json=body, headers=bearer(link)
+        )
+        assert done.status_code == 200, done.text
+    # The same customer on a euro route: Meridian asks the identity too.
+    pair = await register_accounts(
+        http, token, "EUR", "USDC_ETHEREUM", copy.deepcopy(SEPA), wallet("USDC_ETHEREUM")
+    )
+    created = await http.post(
+        "/v1/intent",
+        json={"srcExternalAccountId": pair[0], "destExternalAccountId": pair[1],
+              "amount": "100.00"},
+        headers=bearer(token),
+    )  # fmt: skip
+    assert created.status_code == 201, created.text
+    await page.goto(f"{stack.host}/host?src={httpx.URL(created.json()['frontendUrl'])}")
+    frame = embedded(page)
+    await heading(frame, "Terms of service")
+    await frame.get_by_label("I have read and accept the terms of service").check()
+    await frame.get_by_role("button", name="Continue").click()
+
+    # Asked once, before the identity form: the details named, then shared.
+    await heading(frame, "Use what you gave Atlas Payments (sandbox)?")
+    await expect(frame.locator(".sharing__fields")).to_contain_text("First name, Last name")
+    await fits_the_width(frame)
+    await snapshot(page, frame, screenshots_dir("sharing") / "01-consent.png")
+    await frame.get_by_role("button", name="Share with Meridian EU (sandbox)").click()
+    # The identity is submitted with Atlas's data: nothing typed, the next step shown.
+    await heading(frame, "Proof of address")
+    steps = frame.get_by_role("navigation", name="Verification steps").get_by_role("listitem")
+    await expect(steps.nth(1)).to_have_class("step step--done")

@@ -51,6 +51,7 @@ from api.schemas.intents import (
     IntentTerms,
 )
 from api.schemas.onboarding import (
+    OnboardingConsent,
     OnboardingDepositInstruction,
     OnboardingField,
     OnboardingHandoff,
@@ -58,6 +59,7 @@ from api.schemas.onboarding import (
     OnboardingOriginsResource,
     OnboardingProvider,
     OnboardingResource,
+    OnboardingSharing,
     OnboardingStep,
     OnboardingTerms,
     OnboardingTransaction,
@@ -113,6 +115,7 @@ __all__ = [
     "IntentResource",
     "IntentTerms",
     "MoneyMovementPlanResource",
+    "OnboardingConsent",
     "OnboardingDepositInstruction",
     "OnboardingField",
     "OnboardingHandoff",
@@ -120,6 +123,7 @@ __all__ = [
     "OnboardingOriginsResource",
     "OnboardingProvider",
     "OnboardingResource",
+    "OnboardingSharing",
     "OnboardingStep",
     "OnboardingTerms",
     "OnboardingTransaction",

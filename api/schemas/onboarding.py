@@ -27,13 +27,46 @@ class OnboardingField(Resource):
     """One input of a step's form; the page renders the fields in this order."""
 
     name: str = Field(description="The field's path in the request body, dotted")
-    kind: Literal["text", "textarea", "date", "country", "select", "file", "checkbox"]
+    kind: Literal["text", "textarea", "date", "country", "select", "file", "checkbox", "tel"]
     required: bool
     options: list[str] = Field(description="Allowed values (select, country)")
     max_length: int | None = Field(alias="maxLength")
     accept: list[str] = Field(description="Accepted content types (file)")
     max_bytes: int | None = Field(alias="maxBytes", description="Largest file, decoded")
     autocomplete: str | None
+    prefilled_from: str | None = Field(
+        default=None,
+        alias="prefilledFrom",
+        description="The provider whose data fills this field, as the customer consented "
+        "(`sharing`): the page does not ask it, and a submission may leave it out",
+    )
+
+
+class OnboardingSharing(Resource):
+    """Data the customer gave another provider that fills this intent's open steps, and
+    their answer to sharing it with this intent's provider (asked once per pair)."""
+
+    provider_account_id: str = Field(
+        alias="providerAccountId",
+        description="The provider account holding the data: the consent's `providerAccountId`",
+    )
+    provider_name: str = Field(alias="providerName", description="Who holds the data")
+    fields: list[str] = Field(
+        description="What it fills, as STEP_CODE.field (the field's dotted path)"
+    )
+    consent: Literal["GRANTED", "DECLINED"] | None = Field(
+        description="The customer's answer; null: not asked yet"
+    )
+    decided_at: Timestamp | None = Field(
+        alias="decidedAt", description="When the customer answered; null: not asked yet"
+    )
+
+
+class OnboardingConsent(RequestBody):
+    provider_account_id: Annotated[StrictStr, Field(min_length=1, max_length=36)] = Field(
+        alias="providerAccountId", description="The `sharing` entry answered"
+    )
+    granted: bool = Field(description="true: share it with this intent's provider")
 
 
 class OnboardingTerms(Resource):
@@ -109,6 +142,11 @@ class OnboardingResource(Resource):
         description="Origins that may embed the page: the only targets of its postMessage",
     )
     steps: list[OnboardingStep] = Field(description="In the plan's order")
+    sharing: list[OnboardingSharing] = Field(
+        default_factory=list,
+        description="Data another provider holds that would fill the open steps, with the "
+        "customer's consent (POST /v1/onboarding/{intentId}/consent answers it)",
+    )
     transaction: OnboardingTransaction | None = Field(
         description="Present once the transaction exists: deposit instructions"
     )

@@ -1,10 +1,10 @@
 """Capabilities a connector may have beyond the contract (ramp/adapters/contract.py),
 found with `isinstance` (the protocols are runtime-checkable): a provider that has
-none of them, Bridge or the sandbox's mocks, declares nothing."""
+none of them, the sandbox's mocks, declares nothing."""
 
 from __future__ import annotations
 
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from ramp.adapters.contract import (
     ComplianceHandoff,
@@ -14,7 +14,7 @@ from ramp.adapters.contract import (
     TransactionOrder,
 )
 
-__all__ = ["GeneratesWebhookSecret", "SigningConnector"]
+__all__ = ["GeneratesWebhookSecret", "SharesCustomerDetails", "SigningConnector"]
 
 
 @runtime_checkable
@@ -65,3 +65,14 @@ class SigningConnector(Protocol):
         """Refuses (`ProviderRefused`) an `order.authorization` that is not this order's
         or no longer valid, without calling the provider."""
         ...
+
+
+@runtime_checkable
+class SharesCustomerDetails(Protocol):
+    """A provider whose own KYC flow collects the customer's identity and gives back
+    part of it (Bridge's customer object: names, address): with the customer's consent,
+    it fills the next provider's forms (ramp/onboarding/reuse.py)."""
+
+    async def customer_details(
+        self, ctx: ProviderContext, customer: ProviderCustomerRef
+    ) -> dict[str, Any]: ...

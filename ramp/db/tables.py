@@ -490,6 +490,8 @@ from ramp.db.org_tables import OrganizationSecurity as OrganizationSecurity  # n
 from ramp.db.org_tables import OrgApiKey as OrgApiKey  # noqa: E402
 from ramp.db.org_tables import OrgInvite as OrgInvite  # noqa: E402
 from ramp.db.org_tables import OrgMember as OrgMember  # noqa: E402
+from ramp.db.reuse_tables import ComplianceConsent as ComplianceConsent  # noqa: E402
+from ramp.db.reuse_tables import ComplianceRecord as ComplianceRecord  # noqa: E402
 
 # Routing's tables (issue 26): health, strategy, held quotes, sandbox behaviours.
 from ramp.db.routing_tables import HeldQuote as HeldQuote  # noqa: E402

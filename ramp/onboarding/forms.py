@@ -88,6 +88,25 @@ def _date(value: str) -> str:
 
 
 Text = Annotated[StrictStr, Field(min_length=1, max_length=100), AfterValidator(_text)]
+# E.164: a plus, the country calling code and the subscriber number, 8 to 15 digits in all
+# (spaces, dashes and dots the customer types are removed before the check).
+E164 = r"^\+[1-9][0-9]{7,14}$"
+
+
+def _phone(value: str) -> str:
+    compact = re.sub(r"[\s.()-]", "", value)
+    if not re.match(E164, compact):
+        raise ValueError("must be an international phone number (E.164), such as +4915123456789")
+    return compact
+
+
+Phone = Annotated[
+    StrictStr, Field(min_length=8, max_length=24, examples=["+4915123456789"]),
+    AfterValidator(_phone),
+]  # fmt: skip
+# Providers whose identity check needs the customer's phone number (Monerium's personal
+# `details` require one; Bridge's KYC link does not ask us for it).
+PHONE_REQUIRED_BY: frozenset[str] = frozenset({"MONERIUM"})
 LongText = Annotated[StrictStr, Field(min_length=1, max_length=1000), AfterValidator(_multiline)]
 Country = Annotated[
     StrictStr, Field(min_length=2, max_length=2, examples=["DE"]), AfterValidator(_country)
@@ -201,6 +220,10 @@ class KycBasicSubmission(_Form):
     nationality: Country
     address: Address
     id_document: IdentityDocument
+    phone: Phone | None = Field(
+        default=None,
+        description="E.164; required when the intent's provider needs it (Monerium)",
+    )
 
     @field_validator("date_of_birth")
     @classmethod
@@ -268,7 +291,7 @@ SUBMISSION_MODELS: dict[str, type[_Form]] = {
     "SOURCE_OF_FUNDS": SourceOfFundsSubmission,
 }
 
-FieldKind = Literal["text", "textarea", "date", "country", "select", "file", "checkbox"]
+FieldKind = Literal["text", "textarea", "date", "country", "select", "file", "checkbox", "tel"]
 
 
 @dataclass(frozen=True)
@@ -348,11 +371,19 @@ FORMS: dict[str, tuple[FormField, ...]] = {
 }
 
 
-def form_fields(code: str, transfer: Money) -> tuple[FormField, ...] | None:
-    """The fields of `code`'s form for an intent that moves `transfer`, or None."""
+PHONE_FIELD = FormField("phone", "tel", max_length=24, autocomplete="tel")
+
+
+def form_fields(
+    code: str, transfer: Money, provider_code: str | None = None
+) -> tuple[FormField, ...] | None:
+    """The fields of `code`'s form for an intent that moves `transfer` through
+    `provider_code`, or None."""
     fields = FORMS.get(code)
     if fields is None:
         return None
+    if code == "KYC_BASIC" and provider_code in PHONE_REQUIRED_BY:
+        return (*fields, PHONE_FIELD)
     if code == "SOURCE_OF_FUNDS" and needs_evidence(transfer):
         return tuple(replace(f, required=True) if f.name == "evidence" else f for f in fields)
     return fields
@@ -367,8 +398,19 @@ class SubmissionProblem(ValueError):
         self.reason = reason
 
 
-def check_for_intent(code: str, submission: BaseModel, transfer: Money) -> None:
-    """Rules that depend on the intent: evidence of funds from the currency's threshold on."""
+def check_for_intent(
+    code: str, submission: BaseModel, transfer: Money, provider_code: str | None = None
+) -> None:
+    """Rules that depend on the intent: evidence of funds from the currency's threshold
+    on, the phone number where the provider needs one."""
+    if (
+        isinstance(submission, KycBasicSubmission)
+        and submission.phone is None
+        and provider_code in PHONE_REQUIRED_BY
+    ):
+        raise SubmissionProblem(
+            "/phone", "is required by this provider (E.164, such as +4915123456789)"
+        )
     if (
         isinstance(submission, SourceOfFundsSubmission)
         and submission.evidence is None

@@ -5,6 +5,11 @@ while its intent runs and for the retention period after it ended (RAMP_KYC_RETE
 90 days by default; docs/decisions.md, "Data at rest"). Then it is deleted and an
 `OnboardingVerdict` remains: which requirement, which verdict and when, and a keyed hash
 of the content; no personal data.
+
+What a customer gave, kept to fill another provider's forms with their consent
+(`ComplianceRecord`, ramp/onboarding/reuse.py), follows the same period from when it
+was last given: then it is deleted (`purge_shared_records`), and the next provider asks
+again. The consents stay: they hold no personal data, only field names and when.
 """
 
 from __future__ import annotations
@@ -18,7 +23,13 @@ from sqlalchemy import delete
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
-from ramp.db.tables import ComplianceStepRow, IntentRow, OnboardingSubmission, OnboardingVerdict
+from ramp.db.tables import (
+    ComplianceRecord,
+    ComplianceStepRow,
+    IntentRow,
+    OnboardingSubmission,
+    OnboardingVerdict,
+)
 from ramp.db.types import utcnow
 from ramp.intents.states import TERMINAL_INTENT_STATUSES, StepStatus
 from ramp.security.encryption import SecretBox
@@ -72,6 +83,15 @@ async def purge_batch(session: AsyncSession, box: SecretBox, retention: timedelt
     )
     await session.commit()
     return len(found)
+
+
+async def purge_shared_records(session: AsyncSession, retention: timedelta) -> int:
+    """Deletes what customers gave more than `retention` ago for sharing; commits."""
+    result = await session.exec(
+        delete(ComplianceRecord).where(col(ComplianceRecord.recorded_at) <= utcnow() - retention)
+    )
+    await session.commit()
+    return int(result.rowcount or 0)
 
 
 async def _steps(

@@ -13,15 +13,17 @@ import functools
 import json
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from datetime import timedelta
+from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 from sqlalchemy.ext.asyncio import async_sessionmaker
 from sqlmodel import col, delete, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 from temporalio.client import WorkflowUpdateFailedError
 
+from ramp.adapters.registry import Connectors
 from ramp.db.engine import read_snapshot
 from ramp.db.tables import (
     ComplianceStepRow,
@@ -45,6 +47,7 @@ from ramp.intents.models import StepSubmission
 from ramp.intents.projection import project
 from ramp.intents.states import IntentStatus, PlanStatus, StepOutcome, StepStatus
 from ramp.intents.workflow_client import IntentWorkflowClient, WorkflowEnded
+from ramp.onboarding import reuse
 from ramp.onboarding.forms import SUBMISSION_MODELS, SubmissionProblem, check_for_intent
 from ramp.security.encryption import SecretBox
 
@@ -59,6 +62,8 @@ class OnboardingView:
     transaction: TransactionRow | None
     # The origins that may embed the hosted page (the project's setting).
     origins: Sequence[str]
+    # What other providers hold for the open steps, and what the customer consented to.
+    shared: reuse.Reuse = field(default_factory=reuse.Reuse)
 
 
 def submission_model(step_code: str) -> type[BaseModel]:
@@ -78,12 +83,24 @@ class OnboardingService:
         db: async_sessionmaker[AsyncSession],
         workflows: IntentWorkflowClient,
         encryption_keys: str,
+        connectors: Connectors | None = None,
     ) -> None:
         self._db = db
         self._workflows = workflows
         self._box = _box(encryption_keys)
+        self._connectors = connectors
 
     async def view(self, intent_id: str, customer_id: str) -> OnboardingView:
+        async with self._db() as session:
+            intent = await _intent_of(session, intent_id, customer_id)
+            steps = (
+                await session.exec(
+                    select(ComplianceStepRow).where(ComplianceStepRow.intent_id == intent.id)
+                )
+            ).all()
+            if reuse.open_forms(intent, steps):
+                # Once per customer and provider: what a provider's own KYC gives back.
+                await reuse.collect_provider_details(session, intent, self._box, self._connectors)
         async with self._db() as session:
             await read_snapshot(session)
             intent = await _intent_of(session, intent_id, customer_id)
@@ -98,7 +115,77 @@ class OnboardingService:
                 )
             ).first()
             origins = await _origins(session, intent)
-        return OnboardingView(intent, steps, transaction, origins)
+            shared = await reuse.reuse_for(session, intent, reuse.open_forms(intent, steps))
+        return OnboardingView(intent, steps, transaction, origins, shared)
+
+    async def with_consented(
+        self, intent: IntentRow, step_code: str, typed: dict[str, Any]
+    ) -> dict[str, Any]:
+        """A submission's body: what the customer consented to share for this step, with
+        what they typed on top (the typed value wins)."""
+        async with self._db() as session:
+            steps = (
+                await session.exec(
+                    select(ComplianceStepRow).where(
+                        ComplianceStepRow.intent_id == intent.id,
+                        ComplianceStepRow.code == step_code,
+                    )
+                )
+            ).all()
+            forms = reuse.open_forms(intent, steps)
+            shared = await reuse.reuse_for(session, intent, forms)
+        held = shared.held.get(step_code)
+        return reuse.overlay(held, typed) if held else typed
+
+    async def consent(
+        self, intent_id: str, customer_id: str, source_account_id: str, granted: bool
+    ) -> OnboardingView:
+        """Records the customer's answer to sharing what `source_account_id` holds with
+        the intent's provider; once granted, the current step is submitted on the
+        customer's behalf when consented data fills its whole form."""
+        async with self._db() as session:
+            intent = await _intent_of(session, intent_id, customer_id)
+            steps = (
+                await session.exec(
+                    select(ComplianceStepRow).where(ComplianceStepRow.intent_id == intent.id)
+                )
+            ).all()
+            forms = reuse.open_forms(intent, steps)
+            offers = (await reuse.reuse_for(session, intent, forms)).offers
+            offer = next((o for o in offers if o.provider_account_id == source_account_id), None)
+            if offer is None:
+                raise NotFound("shareable data from that provider account")
+            await reuse.decide(session, intent, source_account_id, granted, offer.fields)
+            await session.commit()
+        if granted:
+            await self._submit_on_behalf(intent)
+        return await self.view(intent_id, customer_id)
+
+    async def _submit_on_behalf(self, intent: IntentRow) -> OnboardingView | None:
+        """`_submit_consented`, whose failure (an outage, the step moved on meanwhile)
+        leaves the step to the customer: the answer or submission that led here stands,
+        and the page shows the form with what is filled already."""
+        try:
+            return await self._submit_consented(intent)
+        except (DomainError, WorkflowUpdateFailedError, WorkflowEnded):
+            return None
+
+    async def _submit_consented(self, intent: IntentRow) -> OnboardingView | None:
+        """Submits the intent's current step on the customer's behalf when what they
+        consented to share fills its whole form (the provider decides as for a typed
+        one); None when it does not (the customer completes the form)."""
+        code = intent.current_step_code
+        if code is None or code not in SUBMISSION_MODELS:
+            return None
+        body = await self.with_consented(intent, code, {})
+        if not body:
+            return None
+        try:
+            submission = submission_model(code).model_validate(body)
+            check_for_intent(code, submission, intent.transfer_amount, intent.provider_code)
+        except (ValidationError, SubmissionProblem):
+            return None
+        return await self._submit_one(intent, code, submission)
 
     async def submittable(self, intent_id: str, customer_id: str, step_code: str) -> IntentRow:
         """The customer's intent, if its plan has this step (NotFound otherwise): asked
@@ -121,8 +208,27 @@ class OnboardingService:
     async def submit(
         self, intent: IntentRow, step_code: str, submission: BaseModel
     ) -> OnboardingView:
+        view = await self._submit_one(intent, step_code, submission)
+        # The next step may be one the customer consented to fill from another provider.
+        for _ in range(len(view.steps)):
+            following = view.intent.current_step_code
+            if following is None or following == step_code:
+                break
+            step_code = following
+            filled = await self._submit_on_behalf(view.intent)
+            if filled is None:
+                break
+            view = filled
+        async with self._db() as session:
+            forms = reuse.open_forms(view.intent, view.steps)
+            shared = await reuse.reuse_for(session, view.intent, forms)
+        return replace(view, shared=shared)
+
+    async def _submit_one(
+        self, intent: IntentRow, step_code: str, submission: BaseModel
+    ) -> OnboardingView:
         try:
-            check_for_intent(step_code, submission, intent.transfer_amount)
+            check_for_intent(step_code, submission, intent.transfer_amount, intent.provider_code)
         except SubmissionProblem as problem:
             raise InvalidInput(
                 RequestError.VALIDATION_ERROR,
@@ -160,6 +266,19 @@ class OnboardingService:
                 raise Conflict(error.code, error.message, error.details) from None
             raise
         rows = project(state)
+        if any(s.code == step_code and s.status != "REJECTED" for s in rows.steps):
+            # Kept to fill another provider's form, with the customer's consent.
+            async with self._db() as session:
+                await reuse.record(
+                    session,
+                    customer_id=intent.customer_id,
+                    provider_account_id=intent.provider_account_id,
+                    provider_code=intent.provider_code,
+                    requirement_code=step_code,
+                    fields=payload,
+                    origin=reuse.ONBOARDING,
+                )
+                await session.commit()
         return OnboardingView(rows.intent, rows.steps, rows.transaction, origins)
 
     async def _forget(self, submission_id: str) -> None:

@@ -139,8 +139,10 @@ async def approved_customer(
     destination: dict[str, Any],
     amount: str = "100.00",
     within: float = 30.0,
+    person: dict[str, Any] | None = None,
 ) -> tuple[str, str]:
-    """A customer whose intent waits on Bridge's links; Bridge approves both at once.
+    """A customer whose intent waits on Bridge's links; Bridge approves both at once
+    (with `person`: what the customer typed in Bridge's flow, on Bridge's customer).
     Returns the customer's token and the intent's id (placed on its own: autoExecute)."""
     token = await customer_token(http, merchant.project, name)
     accounts = await register_accounts(http, token, src, dest, source, destination)
@@ -160,7 +162,7 @@ async def approved_customer(
         within=within,
     )  # fmt: skip
     link = next(k for k in bridge.kyc_links.values() if k["email"] == f"{name}@example.com")
-    bridge.set_kyc(link["id"], kyc_status="approved", tos_status="approved")
+    bridge.set_kyc(link["id"], kyc_status="approved", tos_status="approved", person=person)
     answer = await deliver(http, bridge, merchant.webhook_path, "kyc_link", link)
     assert answer.status_code == 200, answer.text
     return token, intent_id

@@ -147,9 +147,23 @@ class BridgeSimulator:
         self.transfers[transfer_id]["state"] = state
         self.transfers[transfer_id]["updated_at"] = _now()
 
-    def set_kyc(self, link_id: str, *, kyc_status: str, tos_status: str | None = None) -> None:
+    def set_kyc(
+        self,
+        link_id: str,
+        *,
+        kyc_status: str,
+        tos_status: str | None = None,
+        person: dict[str, Any] | None = None,
+    ) -> None:
+        """The customer's progress in Bridge's hosted flows; `person`: what they typed
+        there (`first_name`, `last_name`, `address`...), which the customer object shows
+        (GET /customers/{id}, as in Bridge's reference: names, e-mail, residential
+        address with an alpha-3 country)."""
         link = self.kyc_links[link_id]
         link["kyc_status"] = kyc_status
+        customer = self.customers[link["customer_id"]]
+        customer["status"] = "active" if kyc_status == "approved" else kyc_status
+        customer.update(person or {})
         if tos_status:
             link["tos_status"] = tos_status
         if kyc_status == "rejected":
@@ -216,6 +230,7 @@ class BridgeSimulator:
     def app(self) -> Starlette:
         routes = [
             Route(PREFIX + "/customers", self._list_customers, methods=["GET"]),
+            Route(PREFIX + "/customers/{id}", self._get_customer, methods=["GET"]),
             Route(PREFIX + "/kyc_links", self._list_kyc_links, methods=["GET"]),
             Route(PREFIX + "/kyc_links", self._create_kyc_link, methods=["POST"]),
             Route(PREFIX + "/kyc_links/{id}", self._get_kyc_link, methods=["GET"]),
@@ -243,6 +258,12 @@ class BridgeSimulator:
         limit = int(request.query_params.get("limit", "10"))
         data = list(self.customers.values())[:limit]
         return JSONResponse({"count": len(data), "data": data})
+
+    async def _get_customer(self, request: Request) -> Response:
+        customer = self.customers.get(request.path_params["id"])
+        return (
+            JSONResponse(customer) if customer else _error(404, "not_found", "Customer not found")
+        )
 
     async def _list_kyc_links(self, request: Request) -> Response:
         email = request.query_params.get("email")

@@ -343,6 +343,10 @@ class MoneriumSimulator:
             raise Invalid({"personal": "required"})
         if personal.get("birthday") and not re.match(r"^\d{4}-\d{2}-\d{2}$", personal["birthday"]):
             raise Invalid({"personal.birthday": "must be YYYY-MM-DD"})
+        # The document's example is "+3548888888": an international (E.164) number.
+        if personal.get("phone") and not re.match(r"^\+[1-9][0-9]{7,14}$", personal["phone"]):
+            raise Invalid({"personal.phone": "must be an international number, such as "
+                           "+3548888888"})  # fmt: skip
         profile["submittedDetails"] = personal
         profile["name"] = f"{personal.get('firstName', '')} {personal.get('lastName', '')}".strip()
         complete = all(personal.get(name) for name in PERSONAL_REQUIRED)

@@ -310,6 +310,9 @@ function render() {
   else if (step && step.status === "SUBMITTED") {
     screen = reviewPanel(step);
     schedulePoll(REVIEW_POLL_MS);
+  } else if (step && !step.handoff && pendingOffer(step)) {
+    // Asked once per provider that holds data for this step, before its form.
+    screen = consentPanel(pendingOffer(step));
   } else if (step) {
     screen = stepPanel(step);
     // At the provider's page the customer finishes elsewhere: follow it closely.
@@ -326,6 +329,66 @@ function render() {
     screen.node.querySelector("h1").focus();
   }
   if (screen.after) screen.after();
+}
+
+// --- compliance data asked once ------------------------------------------------------------
+
+// Data another provider holds for this step that the customer has not answered about yet.
+function pendingOffer(step) {
+  return (view.sharing || []).find(
+    (offer) => offer.consent === null && offer.fields.some((name) => name.startsWith(`${step.code}.`)),
+  );
+}
+
+// "First name, Last name, Street address…": the labels of what would be shared.
+function sharedLabels(names) {
+  const labels = names.map((name) => {
+    const field = name.slice(name.indexOf(".") + 1);
+    return fieldText(field, "label") || field;
+  });
+  return [...new Set(labels)].join(", ");
+}
+
+function consentPanel(offer) {
+  const provider = view.provider.name;
+  const source = offer.providerName;
+  const summary = el("div", { class: "summary", id: "form-summary", role: "alert" });
+  const answer = async (granted, button) => {
+    for (const each of buttons) each.disabled = true;
+    button.textContent = t("page.submitting");
+    try {
+      const result = await api("POST", "/consent", { providerAccountId: offer.providerAccountId, granted });
+      if (result.ok) {
+        accept(result.body);
+        announce(t(granted ? "sharing.shared" : "sharing.declined", { source, provider }));
+        return;
+      }
+      if (result.status === 401) {
+        showProblem((result.body || {}).code === "TOKEN_EXPIRED" ? "expired" : "invalid");
+        return;
+      }
+      summary.textContent = (result.body || {}).message || t("page.tryAgain");
+    } catch {
+      summary.textContent = t("page.tryAgain");
+    }
+    for (const each of buttons) each.disabled = false;
+    share.textContent = t("sharing.yes", { provider });
+    decline.textContent = t("sharing.no");
+  };
+  const share = el("button", { type: "button", class: "button button--primary", text: t("sharing.yes", { provider }) });
+  const decline = el("button", { type: "button", class: "button", text: t("sharing.no") });
+  const buttons = [share, decline];
+  share.addEventListener("click", () => answer(true, share));
+  decline.addEventListener("click", () => answer(false, decline));
+  return panel(
+    `consent:${offer.providerAccountId}`,
+    t("sharing.title", { source, provider }),
+    el("p", { class: "panel__intro", text: t("sharing.intro", { source, provider }) }),
+    el("p", { class: "sharing__fields", text: sharedLabels(offer.fields) }),
+    el("p", { class: "field__hint", text: t("sharing.privacy", { source, provider }) }),
+    summary,
+    el("div", { class: "actions" }, share, decline),
+  );
 }
 
 // --- wallet signatures -----------------------------------------------------------------------
@@ -590,8 +653,8 @@ function control(field) {
   if (field.kind === "file") {
     return el("input", { ...common, class: "input", type: "file", accept: field.accept.join(",") });
   }
-  const type = field.kind === "date" ? "date" : "text";
-  return el("input", { ...common, class: "input", type, maxlength: field.maxLength, autocomplete: field.autocomplete, spellcheck: "false" });
+  const type = field.kind === "date" ? "date" : field.kind === "tel" ? "tel" : "text";
+  return el("input", { ...common, class: "input", type, maxlength: field.maxLength, autocomplete: field.autocomplete, spellcheck: "false", inputmode: field.kind === "tel" ? "tel" : undefined });
 }
 
 function fileHint(field) {
@@ -655,10 +718,26 @@ function handoffPanel(step) {
   return panel(`handoff:${step.code}`, t(`requirements.${step.code}.title`), ...body);
 }
 
+// The fields the customer types: those consented data fills are not asked again, nor
+// the optional rest of a group it fills (an address shared whole, without a line 2).
+function askedFields(step) {
+  const fields = step.fields || [];
+  const group = (field) => (field.name.includes(".") ? field.name.slice(0, field.name.indexOf(".")) : null);
+  const shared = new Set(fields.filter((field) => field.prefilledFrom).map(group).filter(Boolean));
+  return fields.filter((field) => !field.prefilledFrom && (field.required || !shared.has(group(field))));
+}
+
 function stepPanel(step) {
   if (step.handoff) return handoffPanel(step);
-  const fields = step.fields || [];
+  const fields = askedFields(step);
   const form = el("form", { class: "form", novalidate: true });
+  const filled = (step.fields || []).filter((field) => field.prefilledFrom);
+  if (filled.length) {
+    const sources = [...new Set(filled.map((field) => field.prefilledFrom))].join(", ");
+    form.append(
+      el("p", { class: "sharing__note", text: t("sharing.filled", { source: sources, fields: sharedLabels(filled.map((field) => `${step.code}.${field.name}`)) }) }),
+    );
+  }
   if (step.terms) {
     form.append(
       el(
@@ -757,7 +836,7 @@ function showErrors(form, summary, errors) {
 async function collect(step, form) {
   const body = {};
   const errors = [];
-  for (const field of step.fields || []) {
+  for (const field of askedFields(step)) {
     const input = form.querySelector(`#${fieldId(field.name)}`);
     if (field.kind === "checkbox") {
       if (field.required && !input.checked) errors.push([field.name, t("page.required")]);

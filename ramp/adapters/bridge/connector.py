@@ -78,6 +78,15 @@ class BridgeConnector:
         async with self._client(ctx) as client:
             return await kyc.compliance(client, customer, requirement)
 
+    async def customer_details(
+        self, ctx: ProviderContext, customer: ProviderCustomerRef
+    ) -> dict[str, Any]:
+        """What Bridge's KYC flow collected and its customer object gives back (names,
+        address), in our KYC_BASIC vocabulary: shared with another provider only with
+        the customer's consent (ramp/onboarding/reuse.py)."""
+        async with self._client(ctx) as client:
+            return await customers.read_customer_details(client, customer)
+
     async def register_account(
         self, ctx: ProviderContext, customer: ProviderCustomerRef, account: AccountDetails
     ) -> ProviderAccountRef:

@@ -154,8 +154,9 @@ ID_DOCUMENT_KINDS: Final[Mapping[str, str]] = {
 def details_body(kyc_basic: Mapping[str, Any], *, email: str, phone: str | None) -> dict[str, Any]:
     """Monerium's personal `details` from what our hosted onboarding collected for
     KYC_BASIC (ramp/onboarding/forms.py): the same facts, never asked twice. Monerium
-    also wants a phone number, which our form does not ask: without one the section
-    stays `incomplete` and the customer is asked for it."""
+    also wants a phone number: the KYC_BASIC form asks it (E.164) when the intent's
+    provider is Monerium, and it travels in the submission's `phone`."""
+    phone = phone or kyc_basic.get("phone")
     address = kyc_basic.get("address") or {}
     street = ", ".join(str(part) for part in (address.get("line1"), address.get("line2")) if part)
     personal: dict[str, Any] = {
@@ -190,6 +191,7 @@ DETAILS_POINTERS: Final[Mapping[str, str]] = {
     "country": "/address/country",
     "idDocument.number": "/idDocument/documentNumber",
     "idDocument.kind": "/idDocument/documentType",
+    "phone": "/phone",
 }
 
 

@@ -265,6 +265,7 @@ NOT_CALLED = {
     # The hosted onboarding page's own API: the page calls it with its link's token.
     "getOnboarding": "hosted onboarding page",
     "submitOnboardingStep": "hosted onboarding page",
+    "answerOnboardingConsent": "hosted onboarding page",
     "getOnboardingSigningRequest": "hosted onboarding page",
     "submitOnboardingSignature": "hosted onboarding page",
     # Called by providers, signed with their own secrets.

@@ -670,6 +670,10 @@ class KycBasicSubmission(BaseModel):
     """
     An identity document
     """
+    phone: str | None = None
+    """
+    E.164; required when the intent's provider needs it (Monerium)
+    """
 
 
 class KycEnhancedSubmission(BaseModel):
@@ -721,6 +725,21 @@ class NewProjectResource(BaseModel):
     """
 
 
+class OnboardingConsent(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+        populate_by_name=True,
+    )
+    provider_account_id: str = Field(..., alias="providerAccountId")
+    """
+    The `sharing` entry answered
+    """
+    granted: bool
+    """
+    true: share it with this intent's provider
+    """
+
+
 class OnboardingDepositInstruction(BaseModel):
     model_config = ConfigDict(
         populate_by_name=True,
@@ -751,7 +770,7 @@ class OnboardingField(BaseModel):
     """
     The field's path in the request body, dotted
     """
-    kind: Literal["text", "textarea", "date", "country", "select", "file", "checkbox"]
+    kind: Literal["text", "textarea", "date", "country", "select", "file", "checkbox", "tel"]
     """
     The input to render: text, textarea, date, country, select, file or checkbox
     """
@@ -778,6 +797,10 @@ class OnboardingField(BaseModel):
     autocomplete: str | None
     """
     The HTML autocomplete token of the input, if any
+    """
+    prefilled_from: str | None = Field(None, alias="prefilledFrom")
+    """
+    The provider whose data fills this field, as the customer consented (`sharing`): the page does not ask it, and a submission may leave it out
     """
 
 
@@ -835,6 +858,37 @@ class OnboardingProvider(BaseModel):
     name: str
     """
     The provider's name, for people
+    """
+
+
+class OnboardingSharing(BaseModel):
+    """
+    Data the customer gave another provider that fills this intent's open steps, and
+    their answer to sharing it with this intent's provider (asked once per pair).
+    """
+
+    model_config = ConfigDict(
+        populate_by_name=True,
+    )
+    provider_account_id: str = Field(..., alias="providerAccountId")
+    """
+    The provider account holding the data: the consent's `providerAccountId`
+    """
+    provider_name: str = Field(..., alias="providerName")
+    """
+    Who holds the data
+    """
+    fields: list[str]
+    """
+    What it fills, as STEP_CODE.field (the field's dotted path)
+    """
+    consent: Literal["GRANTED", "DECLINED"] | None
+    """
+    The customer's answer; null: not asked yet
+    """
+    decided_at: AwareDatetime | None = Field(..., alias="decidedAt")
+    """
+    When the customer answered; null: not asked yet
     """
 
 
@@ -3194,6 +3248,10 @@ class OnboardingResource(BaseModel):
     steps: list[OnboardingStep]
     """
     In the plan's order
+    """
+    sharing: list[OnboardingSharing] | None = None
+    """
+    Data another provider holds that would fill the open steps, with the customer's consent (POST /v1/onboarding/{intentId}/consent answers it)
     """
     transaction: OnboardingTransaction | None
     """
