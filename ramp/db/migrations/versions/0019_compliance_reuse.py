@@ -1,7 +1,7 @@
 """compliance data asked once: what a customer gave a provider, and consent to share it
 
 Revision ID: 0019
-Revises: 0016
+Revises: 0018
 Create Date: 2026-11-26 06:00:00.000000
 
 Two new tables (issue 27, "compliance data asked once"); no existing row changes.
@@ -9,8 +9,8 @@ Two new tables (issue 27, "compliance data asked once"); no existing row changes
 the customer gave (encrypted, `fields_encrypted`); `compliance_consent` the customer's
 answer to sharing one provider account's fields with another, with when.
 
-Numbered 0019 as assigned; it revises 0016, the head of its branch. When merged after
-0017 and 0018, `down_revision` becomes "0018" (the tables depend on nothing of theirs).
+The tables depend on nothing of 0017 (provider account names) or 0018 (events without
+an intent); it follows them only to keep one line of revisions.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from alembic import op
 import ramp.db.types
 
 revision: str = "0019"
-down_revision: str | None = "0016"
+down_revision: str | None = "0018"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
