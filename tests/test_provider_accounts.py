@@ -52,7 +52,12 @@ def bridge_credentials(bridge: BridgeSimulator, key: str = GOOD_KEY) -> dict[str
 
 
 async def connect(
-    db: AsyncSession, settings: Settings, project_id: str, credentials: dict[str, str]
+    db: AsyncSession,
+    settings: Settings,
+    project_id: str,
+    credentials: dict[str, str],
+    name: str | None = None,
+    priority: int | None = None,
 ) -> service.ProviderAccountView:
     return await service.set_provider_account(
         db,
@@ -62,6 +67,8 @@ async def connect(
         secret_box=SecretBox.from_settings(settings),
         public_url=settings.public_url,
         connectors=Connectors.from_settings(settings),
+        name=name,
+        priority=priority,
     )
 
 
@@ -101,7 +108,7 @@ async def test_set_checks_seals_and_registers_the_webhook(
     assert [(p.code, a) for p, a in routed] == [("BRIDGE", account.id)]
 
 
-async def test_one_account_per_provider_and_set_again_replaces(
+async def test_set_again_without_a_name_replaces_the_default_account(
     db: AsyncSession, migrated: Settings, bridge: BridgeSimulator
 ) -> None:
     project_id = await production_project(db, migrated)
@@ -118,6 +125,49 @@ async def test_one_account_per_provider_and_set_again_replaces(
         db, project_id=project_id, public_url=migrated.public_url
     )
     assert [a.id for a in listed] == [first.id]
+
+
+async def test_several_accounts_of_a_provider_route_by_priority_then_name(
+    db: AsyncSession, migrated: Settings, bridge: BridgeSimulator
+) -> None:
+    project_id = await production_project(db, migrated)
+    first = await connect(db, migrated, project_id, bridge_credentials(bridge))
+    b = await connect(db, migrated, project_id, bridge_credentials(bridge), "entity-b", 10)
+    c = await connect(db, migrated, project_id, bridge_credentials(bridge), "entity-c", 10)
+    assert len({first.id, b.id, c.id}) == 3
+    # Each account registers its own webhook endpoint (its own URL).
+    assert {w["url"] for w in bridge.webhooks.values()} == {
+        first.webhook_url,
+        b.webhook_url,
+        c.webhook_url,
+    }
+
+    async def order() -> list[tuple[str, int]]:
+        found = await projects.routing_candidates(db, project_id)
+        return [(a.name, a.priority) for a in found]
+
+    assert await order() == [("entity-b", 10), ("entity-c", 10), ("default", 100)]
+    # What is asked per provider (quotes, GET /v1/providers) goes to its first account.
+    assert [a for _, a in await projects.routing_accounts(db, project_id)] == [b.id]
+    await service.set_priority(
+        db, project_id=project_id, provider_account_id=first.id, priority=1, public_url=""
+    )
+    assert await order() == [("default", 1), ("entity-b", 10), ("entity-c", 10)]
+    # Set again by name without a priority: it keeps its own.
+    again = await connect(db, migrated, project_id, bridge_credentials(bridge), "entity-c")
+    assert (again.id, again.priority) == (c.id, 10)
+    await service.disable_provider_account(
+        db, project_id=project_id, public_url="", provider_code="BRIDGE", name="entity-b"
+    )
+    assert await order() == [("default", 1), ("entity-c", 10)]
+    for priority in (-1, 1_000_001):
+        with pytest.raises(InvalidInput):
+            await service.set_priority(
+                db, project_id=project_id, provider_account_id=c.id, priority=priority,
+                public_url="",
+            )  # fmt: skip
+    with pytest.raises(InvalidInput):
+        await connect(db, migrated, project_id, bridge_credentials(bridge), "-starts-badly")
 
 
 async def test_invalid_credentials_are_refused_with_the_providers_reason(
@@ -281,8 +331,10 @@ async def test_cli_sets_lists_and_disables(tmp_path: Path, bridge: BridgeSimulat
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
     printed = json.loads(result.stdout)
-    assert set(printed) == {"providerAccountId", "webhookUrl", "status"}
+    assert set(printed) == {"providerAccountId", "name", "priority", "webhookUrl", "status"}
     assert printed["status"] == "HEALTHY"
+    # Without --name: the account named "default", at the default priority.
+    assert (printed["name"], printed["priority"]) == ("default", 100)
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps(bridge_credentials(bridge, "sk-test-not-a-key")))
     refused = await asyncio.to_thread(
@@ -321,6 +373,32 @@ async def test_cli_sets_lists_and_disables(tmp_path: Path, bridge: BridgeSimulat
     [account] = json.loads(listed.stdout)
     assert account["providerAccountId"] == printed["providerAccountId"]
     assert GOOD_KEY not in listed.stdout
+    # A second Bridge account, named, routed before the first; set again: updated in place.
+    for priority in ("5", "10"):
+        second = await asyncio.to_thread(
+            ramp,
+            "provider-account", "set", "--project-id", project_id, "--provider", "BRIDGE",
+            "--credentials-file", str(good), "--name", "entity-b", "--priority", priority,
+            "--data-dir", str(data), env=env,
+        )  # fmt: skip
+        assert second.returncode == 0, second.stderr
+    named = json.loads(second.stdout)
+    assert (named["name"], named["priority"]) == ("entity-b", 10)
+    assert named["providerAccountId"] != printed["providerAccountId"]
+    # A name is letters, digits, '.', '_' and '-'.
+    refused = await asyncio.to_thread(
+        ramp,
+        "provider-account", "set", "--project-id", project_id, "--provider", "BRIDGE",
+        "--credentials-file", str(good), "--name", "no spaces", "--data-dir", str(data), env=env,
+    )  # fmt: skip
+    assert refused.returncode != 0
+    assert "VALIDATION_ERROR" in refused.stderr
+    listed = await asyncio.to_thread(
+        ramp, "provider-account", "list", "--project-id", project_id, "--data-dir", str(data),
+        env=env,
+    )  # fmt: skip
+    both = json.loads(listed.stdout)
+    assert [(a["name"], a["priority"]) for a in both] == [("entity-b", 10), ("default", 100)]
     disabled = await asyncio.to_thread(
         ramp,
         "provider-account", "disable", "--project-id", project_id, "--provider", "BRIDGE",
@@ -328,6 +406,13 @@ async def test_cli_sets_lists_and_disables(tmp_path: Path, bridge: BridgeSimulat
     )  # fmt: skip
     assert disabled.returncode == 0, disabled.stderr
     assert json.loads(disabled.stdout)["status"] == "DISABLED"
+    assert json.loads(disabled.stdout)["name"] == "default"
+    disabled = await asyncio.to_thread(
+        ramp,
+        "provider-account", "disable", "--project-id", project_id, "--provider", "BRIDGE",
+        "--name", "entity-b", "--data-dir", str(data), env=env,
+    )  # fmt: skip
+    assert json.loads(disabled.stdout)["status"] == "DISABLED", disabled.stderr
 
 
 def _cli_keys() -> dict[str, str]:
