@@ -10,7 +10,7 @@ from api.dashboard.principal import acting
 from api.dashboard.schemas import (
     ConnectProvider,
     ProjectProviderResource,
-    ProviderAccountResource,
+    ProjectProviderAccountResource,
     RouteAvailabilityResource,
     SecuritySettings,
     SecuritySettingsResource,
@@ -142,8 +142,8 @@ async def disable_provider(request: Request) -> Response:
     return json_resource(_resource(await _entry(request, code)))
 
 
-def _account(entry: AccountEntry) -> ProviderAccountResource:
-    return ProviderAccountResource.model_validate(entry.as_json())
+def _account(entry: AccountEntry) -> ProjectProviderAccountResource:
+    return ProjectProviderAccountResource.model_validate(entry.as_json())
 
 
 async def list_accounts(request: Request) -> Response:

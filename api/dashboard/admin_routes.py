@@ -450,7 +450,7 @@ ADMIN_ROUTES: list[ApiRoute] = [
         "adminListProviderAccounts",
         "The project's provider accounts, several per provider possible: name, priority, "
         "status, health, whether it routes",
-        item=admin.ProviderAccountResource,
+        item=admin.ProjectProviderAccountResource,
         parameters=(PROJECT,),
     ),
     _route(
@@ -460,7 +460,7 @@ ADMIN_ROUTES: list[ApiRoute] = [
         "adminUpdateProviderAccount",
         "Set a provider account's routing priority, lower first among its provider's (owner)",
         request=admin.UpdateProviderAccount,
-        response=admin.ProviderAccountResource,
+        response=admin.ProjectProviderAccountResource,
         parameters=PROVIDER_ACCOUNT,
     ),
     _route(
@@ -469,7 +469,7 @@ ADMIN_ROUTES: list[ApiRoute] = [
         providers.disable_account,
         "adminDisableProviderAccount",
         "Take one provider account out of the project's routing (owner)",
-        response=admin.ProviderAccountResource,
+        response=admin.ProjectProviderAccountResource,
         parameters=PROVIDER_ACCOUNT,
     ),
     _route(

@@ -195,17 +195,25 @@ class ConnectProvider(RequestBody):
     )
 
 
-class ProviderAccountResource(Resource):
+class ProjectProviderAccountResource(Resource):
     """One provider account of the project (a project may hold several of a provider):
     routing tries a provider's accounts by priority, then name."""
 
-    provider_account_id: str = Field(alias="providerAccountId")
+    provider_account_id: str = Field(
+        alias="providerAccountId",
+        description="Id of the provider account (an intent's `mmPlan.providerAccountId`)",
+    )
     provider: str = Field(description="The provider's code, e.g. BRIDGE")
     name: str = Field(description="Unique within the project and provider; `default` unless named")
     priority: int = Field(description="Lower routes first among the provider's accounts")
     status: str = Field(description="HEALTHY, UNHEALTHY (credentials refused) or DISABLED")
-    status_reason: str | None = Field(alias="statusReason")
-    credentials_hint: str | None = Field(alias="credentialsHint")
+    status_reason: str | None = Field(
+        alias="statusReason", description="Why it is UNHEALTHY or DISABLED; null when HEALTHY"
+    )
+    credentials_hint: str | None = Field(
+        alias="credentialsHint",
+        description="A masked hint of the stored credentials (never the credentials)",
+    )
     health: str = Field(description="From its own calls: HEALTHY, DEGRADED or DOWN")
     routing: bool = Field(description="Whether it takes part in the project's routing now")
 
