@@ -9,8 +9,8 @@ from api.body import read_json
 from api.dashboard.principal import acting
 from api.dashboard.schemas import (
     ConnectProvider,
-    ProjectProviderResource,
     ProjectProviderAccountResource,
+    ProjectProviderResource,
     RouteAvailabilityResource,
     SecuritySettings,
     SecuritySettingsResource,

@@ -1015,6 +1015,14 @@ class ProviderHealthResource(BaseModel):
     """
     Id of the project's provider account
     """
+    name: str
+    """
+    The account's name, unique within the project and provider (`default` unless named)
+    """
+    priority: int
+    """
+    Lower routes first among the provider's accounts
+    """
     status: Literal["HEALTHY", "DEGRADED", "DOWN"]
     """
     The provider health's status (docs/states.md lists every status and transition)
@@ -2575,7 +2583,7 @@ class ProjectRoutingResource(BaseModel):
     """
     providers: list[ProviderHealthResource]
     """
-    Each provider account the project routes through, with its health
+    Each provider account the project routes through, with its health, in routing order (catalog order of the provider, then priority, then name)
     """
 
 
