@@ -6,19 +6,27 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncIterator
+from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
 import pytest
+from sqlalchemy.ext.asyncio import async_sessionmaker
 from sqlmodel import select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
+from activities.routing import route_payment
 from ramp import projects
 from ramp.adapters.registry import Connectors
+from ramp.catalog import AccountFacts, AccountType, Rail
 from ramp.config import Environment, Settings
 from ramp.db.tables import ProviderAccount
+from ramp.db.types import utcnow
 from ramp.errors import Conflict, InvalidInput, NotFound, Unavailable
+from ramp.intents.models import IntentRequest
 from ramp.provider_accounts import service
 from ramp.provider_accounts.credentials import CredentialsMismatch
+from ramp.routing.health import DOWN_AFTER, apply_call
 from ramp.security.encryption import SecretBox
 from tests.helpers.cli import ramp
 from tests.simulators.bridge import BridgeSimulator, Fault, running
@@ -450,3 +458,58 @@ async def test_a_refusal_of_credentials_since_replaced_leaves_the_account_health
     )
     await db.refresh(row)
     assert row.status == "UNHEALTHY"
+
+
+async def test_down_accounts_are_skipped_one_by_one_with_their_reasons(
+    db: AsyncSession,
+    sessions: async_sessionmaker[AsyncSession],
+    migrated: Settings,
+    bridge: BridgeSimulator,
+) -> None:
+    project_id = await production_project(db, migrated)
+    a = await connect(db, migrated, project_id, bridge_credentials(bridge))
+    b = await connect(db, migrated, project_id, bridge_credentials(bridge), "entity-b", 10)
+    candidates = await projects.routing_candidates(db, project_id)
+    eligible = [candidates[0].provider]
+    request = IntentRequest(
+        intent_id="i", project_id=project_id, customer_id="c", src_account_id="s",
+        dest_account_id="d", amount=Decimal("100"), lifetime_seconds=60, fingerprint="f",
+    )  # fmt: skip
+    facts = (
+        AccountFacts(currency_code="USD", account_type=AccountType.BANK_ACCOUNT, rail=Rail.ACH),
+        AccountFacts(currency_code="USDC_ETHEREUM", account_type=AccountType.CRYPTO_ADDRESS),
+    )
+
+    async def route(**changes: Any) -> tuple[list[str], dict[str, list[str]]]:
+        routed = await route_payment(
+            sessions, request.model_copy(update=changes), candidates, eligible, {}, facts,
+            connectors=Connectors.from_settings(migrated), secret_box=None,
+        )  # fmt: skip
+        return [c.account_id for c in routed.ranked], routed.rejected
+
+    assert await route() == ([b.id, a.id], {})
+    # The account tried is excluded, not its provider: the other account remains.
+    assert await route(excluded_accounts=[b.id]) == ([a.id], {})
+    # Runs from before several accounts exclude the provider.
+    ranked, rejected = await route(excluded_providers=["BRIDGE"])
+    assert ranked == []
+    assert rejected["BRIDGE"] == [
+        "account 'entity-b': failed over from it already",
+        "account 'default': failed over from it already",
+    ]
+    # A DOWN account is skipped (its probe not due); both DOWN: a reason per account.
+    for account in (b.id, a.id):
+        row = None
+        for _ in range(DOWN_AFTER):
+            row = apply_call(row, account, "Bridge unavailable (503)", utcnow())
+        db.add(row)
+        await db.commit()
+        if account == b.id:
+            assert await route() == ([a.id], {})
+    ranked, rejected = await route()
+    assert ranked == []
+    assert [reason.split(": ")[0] for reason in rejected["BRIDGE"]] == [
+        "account 'entity-b'",
+        "account 'default'",
+    ]
+    assert all("DOWN: 3 failed calls in a row" in reason for reason in rejected["BRIDGE"])
