@@ -18,15 +18,17 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 from activities.routing import route_payment
 from ramp import projects
 from ramp.adapters.registry import Connectors
-from ramp.catalog import AccountFacts, AccountType, Rail
+from ramp.catalog import AccountFacts, AccountType, Rail, providers_for
 from ramp.config import Environment, Settings
 from ramp.db.tables import ProviderAccount
 from ramp.db.types import utcnow
 from ramp.errors import Conflict, InvalidInput, NotFound, Unavailable
 from ramp.intents.models import IntentRequest
+from ramp.projects import RoutingAccount
 from ramp.provider_accounts import service
 from ramp.provider_accounts.credentials import CredentialsMismatch
-from ramp.routing.health import DOWN_AFTER, apply_call
+from ramp.routing.health import DOWN_AFTER, Health, apply_call
+from ramp.routing.strategy import Strategy, rank_accounts
 from ramp.security.encryption import SecretBox
 from tests.helpers.cli import ramp
 from tests.simulators.bridge import BridgeSimulator, Fault, running
@@ -513,3 +515,23 @@ async def test_down_accounts_are_skipped_one_by_one_with_their_reasons(
         "account 'default'",
     ]
     assert all("DOWN: 3 failed calls in a row" in reason for reason in rejected["BRIDGE"])
+
+
+def test_accounts_rank_by_priority_or_by_net_then_health_then_priority() -> None:
+    bridge, monerium = (p for p in providers_for("production") if p.code in ("BRIDGE", "MONERIUM"))
+    b1, b2 = RoutingAccount(bridge, "b1", "b", 5), RoutingAccount(bridge, "b2", "c", 5)
+    m1 = RoutingAccount(monerium, "m1", "default", 1)
+    # Selection order, as routing_candidates gives it: catalog, then priority, then name.
+    accounts = [b1, b2, m1]
+    assert rank_accounts(Strategy.FIRST_ELIGIBLE, accounts, {}, {}) == accounts
+    nets = {"BRIDGE": Decimal("99"), "MONERIUM": Decimal("98")}
+    ranked = rank_accounts(Strategy.BEST_PRICE, accounts, nets, {"b1": Health.DEGRADED})
+    assert ranked == [b2, b1, m1]  # the better net; among equals healthy first
+    nets["MONERIUM"] = Decimal("100")
+    assert rank_accounts(Strategy.BEST_PRICE, accounts, nets, {})[0] is m1
+    # No quote: after every account with one.
+    assert rank_accounts(Strategy.BEST_PRICE, accounts, {"MONERIUM": Decimal(1)}, {}) == [
+        m1,
+        b1,
+        b2,
+    ]
