@@ -183,7 +183,8 @@ class ConnectProvider(RequestBody):
         default=None,
         description="The account's name, to hold several accounts of this provider: the "
         "account of that name is set (created if new). Without it: the account named "
-        "`default`",
+        "`default`. The answer stays the provider's (its `default` account, else its first "
+        "by priority); `GET .../provider-accounts` lists each account",
     )
     priority: Annotated[int, Field(ge=0, le=1_000_000, strict=True)] | None = Field(
         default=None,

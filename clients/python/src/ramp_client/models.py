@@ -168,7 +168,7 @@ class ConnectProvider(BaseModel):
     """
     name: str | None = None
     """
-    The account's name, to hold several accounts of this provider: the account of that name is set (created if new). Without it: the account named `default`
+    The account's name, to hold several accounts of this provider: the account of that name is set (created if new). Without it: the account named `default`. The answer stays the provider's (its `default` account, else its first by priority); `GET .../provider-accounts` lists each account
     """
     priority: int | None = None
     """
