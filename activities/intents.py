@@ -70,7 +70,7 @@ from ramp.intents.models import (
 from ramp.intents.projection import project
 from ramp.intents.states import TERMINAL_INTENT_STATUSES, IntentStatus
 from ramp.observability import metrics
-from ramp.projects import routing_accounts
+from ramp.projects import routing_candidates
 from ramp.quotes.accounts import ConnectorQuoter
 from ramp.quotes.partner_fee import partner_fee_bps
 from ramp.quotes.receipt import order_receipt
@@ -107,8 +107,8 @@ class IntentActivities:
         """Eligibility, selection and amount validation (spec: processing order 1-2, 5)."""
         async with self._db() as session:
             source, destination = await _accounts(session, request)
-            routing = await routing_accounts(session, request.project_id)
-        providers = [provider for provider, _ in routing]
+            routing = await routing_candidates(session, request.project_id)
+        providers = list({a.provider.code: a.provider for a in routing}.values())
         src = account_facts(source)
         dest = account_facts(destination)
         eligible, rejected = eligible_providers(providers, src, dest)
@@ -122,9 +122,10 @@ class IntentActivities:
             (src, dest),
             connectors=self._connectors,
             secret_box=self._secret_box,
-            excluded=request.excluded_providers,
         )
-        eligible, down = routed.ranked, routed.any_down
+        down = routed.any_down
+        # The providers of the ranked accounts, in their order (one entry each).
+        eligible = list({a.provider.code: a.provider for a in routed.ranked}.values())
         if not eligible:
             raise application_error(
                 InvalidInput(
@@ -147,6 +148,8 @@ class IntentActivities:
                 )
             )
         chosen = _preferred(routed.preferred_id, eligible, src, dest, rejected) or eligible[0]
+        # Its first account as ranked: with `providerId`, the provider's accounts by priority.
+        account = next(a for a in routed.ranked if a.provider.code == chosen.code)
         corridor = matching_corridor(chosen, src, dest)
         assert corridor is not None  # eligible means a corridor matched
         currency = currency_by_code(source.currency_code)
@@ -161,7 +164,7 @@ class IntentActivities:
             provider_id=chosen.id,
             provider_code=chosen.code,
             provider_name=chosen.name,
-            provider_account_id=next(a for p, a in routing if p is chosen),
+            provider_account_id=account.account_id,
             movement_type=corridor.type,
             source_currency=source.currency_code,
             destination_currency=destination.currency_code,

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from decimal import Decimal
 
 from sqlalchemy.ext.asyncio import async_sessionmaker
 from sqlmodel.ext.asyncio.session import AsyncSession
@@ -15,65 +16,84 @@ from ramp.adapters.registry import Connectors
 from ramp.catalog import AccountFacts, Provider, provider_by_code
 from ramp.errors import DomainError, IntentError, InvalidInput
 from ramp.intents.models import IntentRequest
+from ramp.projects import RoutingAccount
 from ramp.quotes.ranking import held_quote
 from ramp.quotes.selection import provider_nets
 from ramp.routing.health import routable
-from ramp.routing.strategy import Strategy, rank_providers, routing_strategy
+from ramp.routing.strategy import Strategy, rank_accounts, routing_strategy
 from ramp.security.encryption import SecretBox
 from ramp.temporal import application_error
 
 
 @dataclass
 class Routed:
-    # Eligible and not DOWN, in the order the project routes.
-    ranked: list[Provider]
-    # Why each other provider of the project cannot serve the payment now.
+    # The accounts of the eligible providers, not DOWN, in the order the project routes
+    # (a project may hold several accounts of one provider: each is a candidate).
+    ranked: list[RoutingAccount]
+    # Why each other provider of the project cannot serve the payment now (per account
+    # where it has several).
     rejected: dict[str, list[str]]
     any_down: bool = False
     # The provider asked for: the request's providerId, or its held quote's.
     preferred_id: str | None = None
 
 
+def _why(account: RoutingAccount, reason: str, several: bool) -> str:
+    return f"account {account.name!r}: {reason}" if several else reason
+
+
 async def route_payment(
     db: async_sessionmaker[AsyncSession],
     request: IntentRequest,
-    accounts: Sequence[tuple[Provider, str]],
+    accounts: Sequence[RoutingAccount],
     eligible: list[Provider],
     rejected: dict[str, list[str]],
     facts: tuple[AccountFacts, AccountFacts],
     *,
     connectors: Connectors,
     secret_box: SecretBox | None,
-    excluded: Sequence[str] = (),
 ) -> Routed:
-    """`eligible` (catalog order) as the project routes this payment; `excluded`
-    provider codes (the ones an intent already failed over from) are left out."""
-    account_of = {provider.code: account for provider, account in accounts}
+    """The accounts of `eligible` (catalog order) as the project routes this payment;
+    the accounts an intent already failed over from (`request.excluded_accounts`; older
+    runs name providers: `excluded_providers`) are left out."""
+    codes = {p.code for p in eligible}
+    candidates = [a for a in accounts if a.provider.code in codes]
     async with db() as session:
         strategy = await routing_strategy(session, request.project_id)
-        healths, down = await routable(session, [account_of[p.code] for p in eligible])
+        healths, down = await routable(session, [a.account_id for a in candidates])
         preferred = request.provider_id
         if request.quote_id is not None:
             preferred = await _quoted_provider(session, request, facts, eligible, preferred)
-    for provider in eligible:
-        if account_of[provider.code] in down:
-            rejected[provider.code] = [down[account_of[provider.code]]]
-        elif provider.code in excluded:
-            rejected[provider.code] = ["failed over from it already"]
-    ranked = [p for p in eligible if p.code not in rejected]
+    per_provider: dict[str, int] = {}
+    for account in candidates:
+        per_provider[account.provider.code] = per_provider.get(account.provider.code, 0) + 1
+    out: dict[str, list[str]] = {}
+    ranked = []
+    for account in candidates:
+        code, several = account.provider.code, per_provider[account.provider.code] > 1
+        if account.account_id in down:
+            out.setdefault(code, []).append(_why(account, down[account.account_id], several))
+        elif account.account_id in request.excluded_accounts or code in request.excluded_providers:
+            out.setdefault(code, []).append(_why(account, "failed over from it already", several))
+        else:
+            ranked.append(account)
+    routed = {a.provider.code for a in ranked}
+    rejected.update((code, reasons) for code, reasons in out.items() if code not in routed)
     if strategy is Strategy.BEST_PRICE and preferred is None and len(ranked) > 1:
         src, dest = facts
-        nets = await provider_nets(
-            db,
-            request.project_id,
-            (src.currency_code, dest.currency_code),
-            request.amount,
-            (src.rail or dest.rail, src.country_code or dest.country_code),
-            connectors=connectors,
-            secret_box=secret_box,
-        )
-        states = {p.code: healths[account_of[p.code]].state for p in ranked}
-        ranked = rank_providers(strategy, ranked, nets, states)
+        nets: dict[str, Decimal] = {}
+        if len(routed) > 1:
+            nets = await provider_nets(
+                db,
+                request.project_id,
+                (src.currency_code, dest.currency_code),
+                request.amount,
+                (src.rail or dest.rail, src.country_code or dest.country_code),
+                connectors=connectors,
+                secret_box=secret_box,
+            )
+        states = {a.account_id: healths[a.account_id].state for a in ranked}
+        ranked = rank_accounts(strategy, ranked, nets, states)
     return Routed(ranked, rejected, bool(down), preferred)
 
 

@@ -126,14 +126,24 @@ async def project_providers(session: AsyncSession, project: Project) -> tuple[Pr
     return tuple(provider for provider, _ in await routing_accounts(session, project.id))
 
 
-async def routing_accounts(
-    session: AsyncSession, project_id: str
-) -> tuple[tuple[Provider, str], ...]:
-    """Each provider the project routes through, with its provider account id, in
-    catalog order (the selection order). One query."""
+@dataclass(frozen=True)
+class RoutingAccount:
+    """One provider account a project routes through: a routing candidate."""
+
+    provider: Provider
+    account_id: str
+    name: str
+    priority: int
+
+
+async def routing_candidates(session: AsyncSession, project_id: str) -> tuple[RoutingAccount, ...]:
+    """Every account the project routes through (enabled, credentials not refused), in
+    selection order: the provider's catalog order, then the account's priority (lower
+    first), then its name. A project may hold several accounts of one provider. One
+    query."""
     rows = (
         await session.exec(
-            select(Project.environment, ProviderAccount.provider_code, ProviderAccount.id)
+            select(Project.environment, ProviderAccount)
             .join(ProviderAccount, col(ProviderAccount.project_id) == Project.id)
             .where(
                 Project.id == project_id,
@@ -145,12 +155,27 @@ async def routing_accounts(
     ).all()
     if not rows:
         return ()
-    accounts = {code: account_id for _, code, account_id in rows}
+    by_code: dict[str, list[tuple[int, str, str]]] = {}
+    for _, account in rows:
+        by_code.setdefault(account.provider_code, []).append(
+            (account.priority, account.name, account.id)
+        )
     return tuple(
-        (provider, accounts[provider.code])
+        RoutingAccount(provider, account_id, name, priority)
         for provider in providers_for(rows[0][0])
-        if provider.code in accounts
+        for priority, name, account_id in sorted(by_code.get(provider.code, ()))
     )
+
+
+async def routing_accounts(
+    session: AsyncSession, project_id: str
+) -> tuple[tuple[Provider, str], ...]:
+    """Each provider the project routes through, with its first account (priority, then
+    name), in catalog order: what is asked per provider (quotes, the providers list)."""
+    first: dict[str, tuple[Provider, str]] = {}
+    for candidate in await routing_candidates(session, project_id):
+        first.setdefault(candidate.provider.code, (candidate.provider, candidate.account_id))
+    return tuple(first.values())
 
 
 # --- client secret rotation -------------------------------------------------------

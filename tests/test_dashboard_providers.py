@@ -211,3 +211,93 @@ async def test_once_required_owners_need_a_totp_code_for_provider_credentials(
         },
     )
     assert coded.status_code == 303
+
+
+async def test_several_accounts_of_a_provider_are_listed_reprioritised_and_disabled(
+    client: httpx.AsyncClient, sessions: async_sessionmaker[AsyncSession], bridge: BridgeSimulator
+) -> None:
+    owner = await join(client, await new_organization(sessions, "owner@acme.test"))
+    developer = await invited(client, owner, "dev@acme.test", Role.DEVELOPER)
+    project_id = await _project(client, owner, "production")
+    base = f"/v1/admin/projects/{project_id}"
+    body = {"credentials": _credentials(bridge)}
+    first = await client.put(f"{base}/providers/BRIDGE", json=body, headers=owner.write)
+    assert first.status_code == 200, first.text
+    second = await client.put(
+        f"{base}/providers/BRIDGE",
+        json={**body, "name": "entity-b", "priority": 10},
+        headers=owner.write,
+    )
+    assert second.status_code == 200, second.text
+    bad_name = await client.put(
+        f"{base}/providers/BRIDGE", json={**body, "name": "no spaces"}, headers=owner.write
+    )
+    assert_envelope(bad_name, 400, "VALIDATION_ERROR")
+    # Any member reads them: by provider, then priority, then name.
+    listed = (await client.get(f"{base}/provider-accounts", headers=developer.read)).json()
+    assert [(a["provider"], a["name"], a["priority"]) for a in listed] == [
+        ("BRIDGE", "entity-b", 10),
+        ("BRIDGE", "default", 100),
+    ]
+    assert all(a["status"] == a["health"] == "HEALTHY" and a["routing"] for a in listed)
+    assert all(KEY not in str(a) for a in listed)
+    entity_b, default = listed
+    # The routing view lists each account with its health.
+    routing = (await client.get(f"{base}/routing", headers=developer.read)).json()
+    assert [p["providerAccountId"] for p in routing["providers"]] == [
+        entity_b["providerAccountId"],
+        default["providerAccountId"],
+    ]
+
+    # Owners change the priority (a developer may not); the order follows.
+    account = f"{base}/provider-accounts/{default['providerAccountId']}"
+    refused = await client.patch(account, json={"priority": 1}, headers=developer.write)
+    assert_envelope(refused, 403, "FORBIDDEN")
+    out_of_range = await client.patch(account, json={"priority": -1}, headers=owner.write)
+    assert_envelope(out_of_range, 400, "VALIDATION_ERROR")
+    changed = await client.patch(account, json={"priority": 1}, headers=owner.write)
+    assert changed.status_code == 200, changed.text
+    assert changed.json()["priority"] == 1
+    listed = (await client.get(f"{base}/provider-accounts", headers=owner.read)).json()
+    assert [a["name"] for a in listed] == ["default", "entity-b"]
+    other = await client.patch(
+        f"/v1/admin/projects/{project_id}/provider-accounts/not-an-account",
+        json={"priority": 1},
+        headers=owner.write,
+    )
+    assert_envelope(other, 404, "NOT_FOUND")
+
+    # The dashboard shows both; its form sets a priority and disables one account.
+    url = f"/dashboard/projects/{project_id}/providers"
+    page = await client.get(url, headers=owner.read)
+    assert "<code>entity-b</code>" in page.text
+    assert "<code>default</code>" in page.text
+    form = f"/dashboard/projects/{project_id}/provider-accounts/{entity_b['providerAccountId']}"
+    moved = await client.post(
+        form,
+        data={"csrf_token": owner.csrf, "action": "priority", "priority": "0"},
+        headers=owner.read,
+    )
+    assert moved.status_code == 303, moved.text
+    disabled = await client.post(
+        form, data={"csrf_token": owner.csrf, "action": "disable"}, headers=owner.read
+    )
+    assert disabled.status_code == 303, disabled.text
+    listed = (await client.get(f"{base}/provider-accounts", headers=owner.read)).json()
+    assert [(a["name"], a["priority"], a["status"], a["routing"]) for a in listed] == [
+        ("entity-b", 0, "DISABLED", False),
+        ("default", 1, "HEALTHY", True),
+    ]
+    # The provider still routes, through its other account.
+    providers = (await client.get(f"{base}/providers", headers=owner.read)).json()
+    assert next(p for p in providers if p["provider"] == "BRIDGE")["routing"] is True
+    gone = await client.post(
+        f"{base}/provider-accounts/{default['providerAccountId']}/disable", headers=owner.write
+    )
+    assert gone.json()["status"] == "DISABLED"
+    providers = (await client.get(f"{base}/providers", headers=owner.read)).json()
+    assert next(p for p in providers if p["provider"] == "BRIDGE")["routing"] is False
+    actions = [
+        e["action"] for e in (await client.get("/v1/admin/audit-events", headers=owner.read)).json()
+    ]
+    assert "provider.priority" in actions

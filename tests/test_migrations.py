@@ -361,3 +361,44 @@ def test_upgrade_names_the_customer_of_events_stored_before(
             )
         engine.dispose()
         assert found == dict(zip(bodies, (customer, None), strict=True))
+
+
+@pytest.mark.database
+def test_upgrade_names_existing_provider_accounts_and_allows_several(
+    settings: Settings, tmp_path: Path
+) -> None:
+    """0017 (issue 26): accounts stored before are named `default` at priority 100, and
+    a project may then hold another account of the same provider, by another name."""
+    with fresh_database(tmp_path) as url:
+        old = derive_settings(settings, DATABASE_URL=url)
+        upgrade(old, "0016")
+        project = legacy_project(old)
+        upgrade(old)
+        engine = create_engine(old.migration_url)
+        select_accounts = sa.text(
+            "SELECT id, provider_code, name, priority FROM provider_account WHERE project_id = :p"
+        )
+        with engine.connect() as connection:
+            rows = connection.execute(select_accounts, {"p": project.project_id}).all()
+        assert rows
+        assert {(name, priority) for _, _, name, priority in rows} == {("default", 100)}
+        code = rows[0][1]
+        insert = sa.text(
+            "INSERT INTO provider_account (id, project_id, provider_code, active, status, name,"
+            " priority, created_at, updated_at) VALUES (:id, :p, :code, :active, 'HEALTHY',"
+            " :name, 10, :now, :now)"
+        )
+        values = {"p": project.project_id, "code": code, "active": True, "now": utcnow()}
+        with engine.begin() as connection:
+            connection.execute(insert, {**values, "id": str(uuid.uuid4()), "name": "entity-b"})
+        with pytest.raises(sa.exc.IntegrityError), engine.begin() as connection:
+            connection.execute(insert, {**values, "id": str(uuid.uuid4()), "name": "entity-b"})
+        with engine.begin() as connection:
+            connection.execute(sa.text("DELETE FROM provider_account WHERE name = 'entity-b'"))
+        # Down and up again: one account per provider before, named again after.
+        command.downgrade(alembic_config(old), "0016")
+        upgrade(old)
+        with engine.connect() as connection:
+            again = connection.execute(select_accounts, {"p": project.project_id}).all()
+        engine.dispose()
+        assert sorted(again) == sorted(rows)

@@ -6,19 +6,29 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncIterator
+from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
 import pytest
+from sqlalchemy.ext.asyncio import async_sessionmaker
 from sqlmodel import select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
+from activities.routing import route_payment
 from ramp import projects
 from ramp.adapters.registry import Connectors
+from ramp.catalog import AccountFacts, AccountType, Rail, providers_for
 from ramp.config import Environment, Settings
 from ramp.db.tables import ProviderAccount
+from ramp.db.types import utcnow
 from ramp.errors import Conflict, InvalidInput, NotFound, Unavailable
+from ramp.intents.models import IntentRequest
+from ramp.projects import RoutingAccount
 from ramp.provider_accounts import service
 from ramp.provider_accounts.credentials import CredentialsMismatch
+from ramp.routing.health import DOWN_AFTER, Health, apply_call
+from ramp.routing.strategy import Strategy, rank_accounts
 from ramp.security.encryption import SecretBox
 from tests.helpers.cli import ramp
 from tests.simulators.bridge import BridgeSimulator, Fault, running
@@ -52,7 +62,12 @@ def bridge_credentials(bridge: BridgeSimulator, key: str = GOOD_KEY) -> dict[str
 
 
 async def connect(
-    db: AsyncSession, settings: Settings, project_id: str, credentials: dict[str, str]
+    db: AsyncSession,
+    settings: Settings,
+    project_id: str,
+    credentials: dict[str, str],
+    name: str | None = None,
+    priority: int | None = None,
 ) -> service.ProviderAccountView:
     return await service.set_provider_account(
         db,
@@ -62,6 +77,8 @@ async def connect(
         secret_box=SecretBox.from_settings(settings),
         public_url=settings.public_url,
         connectors=Connectors.from_settings(settings),
+        name=name,
+        priority=priority,
     )
 
 
@@ -101,7 +118,7 @@ async def test_set_checks_seals_and_registers_the_webhook(
     assert [(p.code, a) for p, a in routed] == [("BRIDGE", account.id)]
 
 
-async def test_one_account_per_provider_and_set_again_replaces(
+async def test_set_again_without_a_name_replaces_the_default_account(
     db: AsyncSession, migrated: Settings, bridge: BridgeSimulator
 ) -> None:
     project_id = await production_project(db, migrated)
@@ -118,6 +135,49 @@ async def test_one_account_per_provider_and_set_again_replaces(
         db, project_id=project_id, public_url=migrated.public_url
     )
     assert [a.id for a in listed] == [first.id]
+
+
+async def test_several_accounts_of_a_provider_route_by_priority_then_name(
+    db: AsyncSession, migrated: Settings, bridge: BridgeSimulator
+) -> None:
+    project_id = await production_project(db, migrated)
+    first = await connect(db, migrated, project_id, bridge_credentials(bridge))
+    b = await connect(db, migrated, project_id, bridge_credentials(bridge), "entity-b", 10)
+    c = await connect(db, migrated, project_id, bridge_credentials(bridge), "entity-c", 10)
+    assert len({first.id, b.id, c.id}) == 3
+    # Each account registers its own webhook endpoint (its own URL).
+    assert {w["url"] for w in bridge.webhooks.values()} == {
+        first.webhook_url,
+        b.webhook_url,
+        c.webhook_url,
+    }
+
+    async def order() -> list[tuple[str, int]]:
+        found = await projects.routing_candidates(db, project_id)
+        return [(a.name, a.priority) for a in found]
+
+    assert await order() == [("entity-b", 10), ("entity-c", 10), ("default", 100)]
+    # What is asked per provider (quotes, GET /v1/providers) goes to its first account.
+    assert [a for _, a in await projects.routing_accounts(db, project_id)] == [b.id]
+    await service.set_priority(
+        db, project_id=project_id, provider_account_id=first.id, priority=1, public_url=""
+    )
+    assert await order() == [("default", 1), ("entity-b", 10), ("entity-c", 10)]
+    # Set again by name without a priority: it keeps its own.
+    again = await connect(db, migrated, project_id, bridge_credentials(bridge), "entity-c")
+    assert (again.id, again.priority) == (c.id, 10)
+    await service.disable_provider_account(
+        db, project_id=project_id, public_url="", provider_code="BRIDGE", name="entity-b"
+    )
+    assert await order() == [("default", 1), ("entity-c", 10)]
+    for priority in (-1, 1_000_001):
+        with pytest.raises(InvalidInput):
+            await service.set_priority(
+                db, project_id=project_id, provider_account_id=c.id, priority=priority,
+                public_url="",
+            )  # fmt: skip
+    with pytest.raises(InvalidInput):
+        await connect(db, migrated, project_id, bridge_credentials(bridge), "-starts-badly")
 
 
 async def test_invalid_credentials_are_refused_with_the_providers_reason(
@@ -281,8 +341,10 @@ async def test_cli_sets_lists_and_disables(tmp_path: Path, bridge: BridgeSimulat
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
     printed = json.loads(result.stdout)
-    assert set(printed) == {"providerAccountId", "webhookUrl", "status"}
+    assert set(printed) == {"providerAccountId", "name", "priority", "webhookUrl", "status"}
     assert printed["status"] == "HEALTHY"
+    # Without --name: the account named "default", at the default priority.
+    assert (printed["name"], printed["priority"]) == ("default", 100)
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps(bridge_credentials(bridge, "sk-test-not-a-key")))
     refused = await asyncio.to_thread(
@@ -307,27 +369,37 @@ async def test_cli_sets_lists_and_disables(tmp_path: Path, bridge: BridgeSimulat
     assert refused.stderr.count(dead) == 1, refused.stderr
     assert refused.stderr.strip().count("\n") == 0, refused.stderr
     assert refused.stderr.startswith("Error: PROVIDER_UNREACHABLE: ")
-    listed = await asyncio.to_thread(
+    # A second Bridge account, named, routed before the first (service-level checks of
+    # names and priorities: the tests above; each command here costs a process).
+    second = await asyncio.to_thread(
         ramp,
-        "provider-account",
-        "list",
-        "--project-id",
-        project_id,
-        "--data-dir",
-        str(data),
-        env=env,
-    )
-    assert listed.returncode == 0, listed.stderr
-    [account] = json.loads(listed.stdout)
-    assert account["providerAccountId"] == printed["providerAccountId"]
-    assert GOOD_KEY not in listed.stdout
-    disabled = await asyncio.to_thread(
-        ramp,
-        "provider-account", "disable", "--project-id", project_id, "--provider", "BRIDGE",
+        "provider-account", "set", "--project-id", project_id, "--provider", "BRIDGE",
+        "--credentials-file", str(good), "--name", "entity-b", "--priority", "10",
         "--data-dir", str(data), env=env,
     )  # fmt: skip
-    assert disabled.returncode == 0, disabled.stderr
-    assert json.loads(disabled.stdout)["status"] == "DISABLED"
+    assert second.returncode == 0, second.stderr
+    named = json.loads(second.stdout)
+    assert (named["name"], named["priority"]) == ("entity-b", 10)
+    assert named["providerAccountId"] != printed["providerAccountId"]
+    listed = await asyncio.to_thread(
+        ramp, "provider-account", "list", "--project-id", project_id, "--data-dir", str(data),
+        env=env,
+    )  # fmt: skip
+    assert listed.returncode == 0, listed.stderr
+    both = json.loads(listed.stdout)
+    assert [(a["name"], a["priority"]) for a in both] == [("entity-b", 10), ("default", 100)]
+    assert both[1]["providerAccountId"] == printed["providerAccountId"]
+    assert GOOD_KEY not in listed.stdout
+    # Without --name: the account named "default"; with it, that one.
+    for name in (None, "entity-b"):
+        disabled = await asyncio.to_thread(
+            ramp,
+            "provider-account", "disable", "--project-id", project_id, "--provider", "BRIDGE",
+            *(("--name", name) if name else ()), "--data-dir", str(data), env=env,
+        )  # fmt: skip
+        assert disabled.returncode == 0, disabled.stderr
+        assert json.loads(disabled.stdout)["status"] == "DISABLED"
+        assert json.loads(disabled.stdout)["name"] == (name or "default")
 
 
 def _cli_keys() -> dict[str, str]:
@@ -365,3 +437,78 @@ async def test_a_refusal_of_credentials_since_replaced_leaves_the_account_health
     )
     await db.refresh(row)
     assert row.status == "UNHEALTHY"
+
+
+async def test_down_accounts_are_skipped_one_by_one_with_their_reasons(
+    db: AsyncSession,
+    sessions: async_sessionmaker[AsyncSession],
+    migrated: Settings,
+    bridge: BridgeSimulator,
+) -> None:
+    project_id = await production_project(db, migrated)
+    a = await connect(db, migrated, project_id, bridge_credentials(bridge))
+    b = await connect(db, migrated, project_id, bridge_credentials(bridge), "entity-b", 10)
+    candidates = await projects.routing_candidates(db, project_id)
+    eligible = [candidates[0].provider]
+    request = IntentRequest(
+        intent_id="i", project_id=project_id, customer_id="c", src_account_id="s",
+        dest_account_id="d", amount=Decimal("100"), lifetime_seconds=60, fingerprint="f",
+    )  # fmt: skip
+    facts = (
+        AccountFacts(currency_code="USD", account_type=AccountType.BANK_ACCOUNT, rail=Rail.ACH),
+        AccountFacts(currency_code="USDC_ETHEREUM", account_type=AccountType.CRYPTO_ADDRESS),
+    )
+
+    async def route(**changes: Any) -> tuple[list[str], dict[str, list[str]]]:
+        routed = await route_payment(
+            sessions, request.model_copy(update=changes), candidates, eligible, {}, facts,
+            connectors=Connectors.from_settings(migrated), secret_box=None,
+        )  # fmt: skip
+        return [c.account_id for c in routed.ranked], routed.rejected
+
+    assert await route() == ([b.id, a.id], {})
+    # The account tried is excluded, not its provider: the other account remains.
+    assert await route(excluded_accounts=[b.id]) == ([a.id], {})
+    # Runs from before several accounts exclude the provider.
+    ranked, rejected = await route(excluded_providers=["BRIDGE"])
+    assert ranked == []
+    assert rejected["BRIDGE"] == [
+        "account 'entity-b': failed over from it already",
+        "account 'default': failed over from it already",
+    ]
+    # A DOWN account is skipped (its probe not due); both DOWN: a reason per account.
+    for account in (b.id, a.id):
+        row = None
+        for _ in range(DOWN_AFTER):
+            row = apply_call(row, account, "Bridge unavailable (503)", utcnow())
+        db.add(row)
+        await db.commit()
+        if account == b.id:
+            assert await route() == ([a.id], {})
+    ranked, rejected = await route()
+    assert ranked == []
+    assert [reason.split(": ")[0] for reason in rejected["BRIDGE"]] == [
+        "account 'entity-b'",
+        "account 'default'",
+    ]
+    assert all("DOWN: 3 failed calls in a row" in reason for reason in rejected["BRIDGE"])
+
+
+def test_accounts_rank_by_priority_or_by_net_then_health_then_priority() -> None:
+    bridge, monerium = (p for p in providers_for("production") if p.code in ("BRIDGE", "MONERIUM"))
+    b1, b2 = RoutingAccount(bridge, "b1", "b", 5), RoutingAccount(bridge, "b2", "c", 5)
+    m1 = RoutingAccount(monerium, "m1", "default", 1)
+    # Selection order, as routing_candidates gives it: catalog, then priority, then name.
+    accounts = [b1, b2, m1]
+    assert rank_accounts(Strategy.FIRST_ELIGIBLE, accounts, {}, {}) == accounts
+    nets = {"BRIDGE": Decimal("99"), "MONERIUM": Decimal("98")}
+    ranked = rank_accounts(Strategy.BEST_PRICE, accounts, nets, {"b1": Health.DEGRADED})
+    assert ranked == [b2, b1, m1]  # the better net; among equals healthy first
+    nets["MONERIUM"] = Decimal("100")
+    assert rank_accounts(Strategy.BEST_PRICE, accounts, nets, {})[0] is m1
+    # No quote: after every account with one.
+    assert rank_accounts(Strategy.BEST_PRICE, accounts, {"MONERIUM": Decimal(1)}, {}) == [
+        m1,
+        b1,
+        b2,
+    ]

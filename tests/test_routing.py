@@ -483,7 +483,10 @@ async def test_the_dashboard_sets_the_strategy_and_shows_health(
     page = await client.get(f"/dashboard/projects/{pid}", headers=owner.read)
     assert page.status_code == 200
     assert 'id="routing"' in page.text
-    assert "<code>sandbox_atlas</code></td><td>HEALTHY</td>" in page.text
+    assert (
+        "<code>sandbox_atlas</code></td><td><code>default</code></td><td>100</td><td>HEALTHY</td>"
+        in page.text
+    )
     saved = await client.post(
         f"/dashboard/projects/{pid}/routing",
         data={"csrf_token": owner.csrf, "strategy": "BEST_PRICE"},

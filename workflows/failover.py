@@ -4,7 +4,8 @@ ramp/intents/failover.py). Behind the patch ROUTE_FAILOVER: runs started before 
 never ask, and keep failing as they did.
 
 The next provider is chosen by `select_provider` itself (the same eligibility, health
-and strategy as at opening, the providers already tried excluded), its requirements
+and strategy as at opening, the provider accounts already tried excluded: another
+account of the same provider may serve), its requirements
 checked by `check_requirements`; the order is then placed there at once when its plan
 is complete (the handler's inline call, or the driver's), else the customer continues
 on the same hosted page.
@@ -25,6 +26,10 @@ from workflows.intent_base import IntentBase, select_and_check
 # to its next eligible provider; a network provider's order is given ORDER_BUDGET per
 # provider (it had the intent's whole lifetime). Path to removal: docs/decisions.md.
 ROUTE_FAILOVER = "route-failover"
+# Added with several accounts per provider (issue 26): a failover excludes the accounts
+# the intent was with, not their providers, so two accounts of one provider fail over to
+# each other. Path to removal: docs/decisions.md.
+FAILOVER_BY_ACCOUNT = "accounts-failover-by-account"
 # With failover: how long a network provider's order is retried before the intent
 # moves to its next eligible provider (or tries the same one again, none other left).
 ORDER_BUDGET = timedelta(minutes=2)
@@ -42,12 +47,15 @@ class Failover(IntentBase):
         moved (the caller records). False when it may not, or nobody else can serve."""
         if not failover.can_move(state) or not self._failover_on():
             return False
+        # By account: another account of the same provider stays a candidate. Runs from
+        # before exclude the providers tried (select_provider's recorded input).
+        excluded = (
+            {"excluded_accounts": failover.tried_accounts(state)}
+            if workflow.patched(FAILOVER_BY_ACCOUNT)
+            else {"excluded_providers": failover.tried_providers(state)}
+        )
         request = self._request.model_copy(
-            update={
-                "provider_id": None,
-                "quote_id": None,
-                "excluded_providers": failover.tried_providers(state),
-            }
+            update={"provider_id": None, "quote_id": None, **excluded}
         )
         try:
             selection, checks = await select_and_check(request)

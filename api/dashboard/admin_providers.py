@@ -9,16 +9,24 @@ from api.body import read_json
 from api.dashboard.principal import acting
 from api.dashboard.schemas import (
     ConnectProvider,
+    ProjectProviderAccountResource,
     ProjectProviderResource,
     RouteAvailabilityResource,
     SecuritySettings,
     SecuritySettingsResource,
+    UpdateProviderAccount,
 )
 from api.render import json_list, json_resource
 from api.services import services
 from ramp.adapters.registry import Connectors
 from ramp.errors import NotFound
-from ramp.organizations import project_admin, provider_admin, second_factor
+from ramp.organizations import (
+    project_admin,
+    provider_account_admin,
+    provider_admin,
+    second_factor,
+)
+from ramp.organizations.provider_account_admin import AccountEntry
 from ramp.organizations.provider_admin import ProviderEntry
 from ramp.security.encryption import SecretBox
 
@@ -96,6 +104,8 @@ async def connect_provider(request: Request) -> Response:
             public_url=app.settings.public_url,
             totp_code=body.totp_code,
             connectors=Connectors.from_settings(app.settings),
+            name=body.name,
+            priority=body.priority,
         )
     return json_resource(_resource(await _entry(request, code)))
 
@@ -130,6 +140,45 @@ async def disable_provider(request: Request) -> Response:
             public_url=app.settings.public_url,
         )
     return json_resource(_resource(await _entry(request, code)))
+
+
+def _account(entry: AccountEntry) -> ProjectProviderAccountResource:
+    return ProjectProviderAccountResource.model_validate(entry.as_json())
+
+
+async def list_accounts(request: Request) -> Response:
+    who = await acting(request)
+    async with services(request).db() as session:
+        entries = await provider_account_admin.provider_accounts(
+            session, who.principal, request.path_params["projectId"]
+        )
+    return json_list(_account(e) for e in entries)
+
+
+async def update_account(request: Request) -> Response:
+    who = await acting(request)
+    body = await read_json(request, UpdateProviderAccount)
+    async with services(request).db() as session:
+        entry = await provider_account_admin.set_priority(
+            session,
+            who.principal,
+            request.path_params["projectId"],
+            request.path_params["providerAccountId"],
+            body.priority,
+        )
+    return json_resource(_account(entry))
+
+
+async def disable_account(request: Request) -> Response:
+    who = await acting(request)
+    async with services(request).db() as session:
+        entry = await provider_account_admin.disable(
+            session,
+            who.principal,
+            request.path_params["projectId"],
+            request.path_params["providerAccountId"],
+        )
+    return json_resource(_account(entry))
 
 
 async def put_security(request: Request) -> Response:

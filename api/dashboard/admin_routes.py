@@ -19,6 +19,10 @@ from ramp.intents.events import WebhookEvent
 
 PROJECT = path_parameter("projectId", "A project of the caller's organization")
 PROVIDER = (PROJECT, path_parameter("provider", "A provider's code, e.g. BRIDGE"))
+PROVIDER_ACCOUNT = (
+    PROJECT,
+    path_parameter("providerAccountId", "A provider account of the project"),
+)
 
 # The delivery log pages 100 at a time unless asked for less.
 _DELIVERY_LIMIT = {
@@ -450,6 +454,35 @@ ADMIN_ROUTES: list[ApiRoute] = [
         "Take the provider out of the project's routing (owner)",
         response=admin.ProjectProviderResource,
         parameters=PROVIDER,
+    ),
+    _route(
+        "GET",
+        "/projects/{projectId}/provider-accounts",
+        providers.list_accounts,
+        "adminListProviderAccounts",
+        "The project's provider accounts, several per provider possible: name, priority, "
+        "status, health, whether it routes",
+        item=admin.ProjectProviderAccountResource,
+        parameters=(PROJECT,),
+    ),
+    _route(
+        "PATCH",
+        "/projects/{projectId}/provider-accounts/{providerAccountId}",
+        providers.update_account,
+        "adminUpdateProviderAccount",
+        "Set a provider account's routing priority, lower first among its provider's (owner)",
+        request=admin.UpdateProviderAccount,
+        response=admin.ProjectProviderAccountResource,
+        parameters=PROVIDER_ACCOUNT,
+    ),
+    _route(
+        "POST",
+        "/projects/{projectId}/provider-accounts/{providerAccountId}/disable",
+        providers.disable_account,
+        "adminDisableProviderAccount",
+        "Take one provider account out of the project's routing (owner)",
+        response=admin.ProjectProviderAccountResource,
+        parameters=PROVIDER_ACCOUNT,
     ),
     _route(
         "PUT",

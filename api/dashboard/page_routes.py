@@ -49,6 +49,7 @@ PAGES: list[BaseRoute] = [
     _post(P + "/routing", projects.set_routing),
     _get(P + "/providers", providers.providers_page),
     _post(P + "/providers/{provider}", providers.provider_action),
+    _post(P + "/provider-accounts/{providerAccountId}", providers.account_action),
     _get("/security", providers.security_page),
     _post("/security", providers.security_action),
     _get(P + "/webhooks", webhooks.webhooks_page),

@@ -12,9 +12,16 @@ from api.dashboard.principal import Acting
 from api.dashboard.rendering import field, logged_in, page, posted, redirect, render
 from api.services import services
 from ramp.adapters.registry import Connectors
+from ramp.config import Environment
 from ramp.db.tables import Organization
-from ramp.errors import Forbidden, InvalidInput, NotFound, Unavailable
-from ramp.organizations import project_admin, provider_admin, second_factor
+from ramp.errors import Forbidden, InvalidInput, NotFound, RequestError, Unavailable
+from ramp.organizations import (
+    project_admin,
+    provider_account_admin,
+    provider_admin,
+    second_factor,
+)
+from ramp.organizations.provider_account_admin import AccountEntry
 from ramp.provider_accounts import service
 from ramp.security.encryption import SecretBox
 
@@ -34,7 +41,15 @@ async def _providers(
             session, who.principal, project_id, app.settings.public_url
         )
         needs_code = await second_factor.totp_required(session, who.principal.organization_id)
+        accounts: dict[str, list[AccountEntry]] = {}
+        if found.environment == Environment.PRODUCTION:
+            for entry in await provider_account_admin.provider_accounts(
+                session, who.principal, project_id
+            ):
+                accounts.setdefault(entry.provider_code, []).append(entry)
     context = {
+        # Each provider's accounts (a project may hold several), in routing order.
+        "accounts": accounts,
         "project": found,
         "providers": entries,
         "fields": {e.code: form_fields(e.schema) for e in entries if e.schema is not None},
@@ -92,6 +107,8 @@ async def provider_action(request: Request) -> Response:
                     public_url=app.settings.public_url,
                     totp_code=field(form, "totp") or None,
                     connectors=Connectors.from_settings(app.settings),
+                    name=field(form, "account_name") or None,
+                    priority=_priority(field(form, "account_priority")),
                 )
     except Forbidden as refusal:
         if refusal.code == "FORBIDDEN":
@@ -103,6 +120,45 @@ async def provider_action(request: Request) -> Response:
         )
         message = f"{refusal.message} ({reasons})" if reasons else refusal.message
         return await _providers(request, who, organization, {"error": message}, 400)
+    return redirect(f"/dashboard/projects/{project_id}/providers")
+
+
+def _priority(raw: str) -> int | None:
+    """The form's priority: empty for none; refused unless a whole number."""
+    if not raw.strip():
+        return None
+    if not raw.strip().isdigit():
+        raise InvalidInput(
+            RequestError.VALIDATION_ERROR,
+            "the priority is a whole number (lower routes first)",
+            {"fields": [{"pointer": "/priority", "reason": "is not a whole number"}]},
+        )
+    return int(raw.strip())
+
+
+@page
+async def account_action(request: Request) -> Response:
+    """One form per provider account: set its priority, or disable it (owners)."""
+    who, organization, form = await posted(request)
+    project_id = request.path_params["projectId"]
+    account_id = request.path_params["providerAccountId"]
+    try:
+        async with services(request).db() as session:
+            if field(form, "action") == "disable":
+                await provider_account_admin.disable(session, who.principal, project_id, account_id)
+            else:
+                priority = _priority(field(form, "priority"))
+                if priority is None:
+                    raise InvalidInput(
+                        RequestError.VALIDATION_ERROR,
+                        "give the account's priority",
+                        {"fields": [{"pointer": "/priority", "reason": "is required"}]},
+                    )
+                await provider_account_admin.set_priority(
+                    session, who.principal, project_id, account_id, priority
+                )
+    except (InvalidInput, NotFound) as refusal:
+        return await _providers(request, who, organization, {"error": refusal.message}, 400)
     return redirect(f"/dashboard/projects/{project_id}/providers")
 
 

@@ -174,8 +174,54 @@ class ProjectProviderResource(Resource):
 
 class ConnectProvider(RequestBody):
     credentials: dict[str, Any]
+    name: (
+        Annotated[
+            StrictStr, Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+        ]
+        | None
+    ) = Field(
+        default=None,
+        description="The account's name, to hold several accounts of this provider: the "
+        "account of that name is set (created if new). Without it: the account named "
+        "`default`. The answer stays the provider's (its `default` account, else its first "
+        "by priority); `GET .../provider-accounts` lists each account",
+    )
+    priority: Annotated[int, Field(ge=0, le=1_000_000, strict=True)] | None = Field(
+        default=None,
+        description="Routing priority among the provider's accounts, lower first (a new "
+        "account: 100; an existing one keeps its own unless given)",
+    )
     totp_code: Annotated[StrictStr, Field(max_length=10)] | None = Field(
         default=None, alias="totpCode", description="Required once the organization requires TOTP"
+    )
+
+
+class ProjectProviderAccountResource(Resource):
+    """One provider account of the project (a project may hold several of a provider):
+    routing tries a provider's accounts by priority, then name."""
+
+    provider_account_id: str = Field(
+        alias="providerAccountId",
+        description="Id of the provider account (an intent's `mmPlan.providerAccountId`)",
+    )
+    provider: str = Field(description="The provider's code, e.g. BRIDGE")
+    name: str = Field(description="Unique within the project and provider; `default` unless named")
+    priority: int = Field(description="Lower routes first among the provider's accounts")
+    status: str = Field(description="HEALTHY, UNHEALTHY (credentials refused) or DISABLED")
+    status_reason: str | None = Field(
+        alias="statusReason", description="Why it is UNHEALTHY or DISABLED; null when HEALTHY"
+    )
+    credentials_hint: str | None = Field(
+        alias="credentialsHint",
+        description="A masked hint of the stored credentials (never the credentials)",
+    )
+    health: str = Field(description="From its own calls: HEALTHY, DEGRADED or DOWN")
+    routing: bool = Field(description="Whether it takes part in the project's routing now")
+
+
+class UpdateProviderAccount(RequestBody):
+    priority: Annotated[int, Field(ge=0, le=1_000_000, strict=True)] = Field(
+        description="Routing priority among the provider's accounts, lower first"
     )
 
 

@@ -47,6 +47,11 @@ class ProviderHealthResource(Resource):
     provider_account_id: str = Field(
         alias="providerAccountId", description="Id of the project's provider account"
     )
+    name: str = Field(
+        description="The account's name, unique within the project and provider (`default` "
+        "unless named)"
+    )
+    priority: int = Field(description="Lower routes first among the provider's accounts")
     status: Literal["HEALTHY", "DEGRADED", "DOWN"]
     consecutive_failures: int = Field(
         alias="consecutiveFailures",
@@ -77,5 +82,6 @@ class ProjectRoutingResource(Resource):
         "the most at the destination)"
     )
     providers: list[ProviderHealthResource] = Field(
-        description="Each provider account the project routes through, with its health"
+        description="Each provider account the project routes through, with its health, in "
+        "routing order (catalog order of the provider, then priority, then name)"
     )

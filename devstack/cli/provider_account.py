@@ -28,12 +28,31 @@ def provider_account() -> None:
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
     help="A JSON file with the credentials (see docs/providers.md for each provider's schema).",
 )
+@click.option(
+    "--name",
+    default=None,
+    help="The account's name, to hold several accounts of one provider: sets the account "
+    "of that name (created if new). Without it: the account named 'default'.",
+)
+@click.option(
+    "--priority",
+    type=int,
+    default=None,
+    help="Routing priority among the provider's accounts, lower first (a new account: 100; "
+    "an existing one keeps its own unless given).",
+)
 @data_options
 def provider_account_set(
-    project_id: str, provider: str, credentials_file: Path, data_dir: Path | None
+    project_id: str,
+    provider: str,
+    credentials_file: Path,
+    name: str | None,
+    priority: int | None,
+    data_dir: Path | None,
 ) -> int:
     """Check the credentials with the provider, store them encrypted, register our
-    webhook endpoint there; print {"providerAccountId", "webhookUrl", "status"}."""
+    webhook endpoint there; print {"providerAccountId", "name", "priority",
+    "webhookUrl", "status"}."""
     from ramp.adapters.registry import Connectors
     from ramp.provider_accounts import service
     from ramp.security.encryption import SecretBox
@@ -56,6 +75,8 @@ def provider_account_set(
                 secret_box=SecretBox.from_settings(settings),
                 public_url=settings.public_url,
                 connectors=Connectors.from_settings(settings),
+                name=name,
+                priority=priority,
             )
 
     account = _run(put())
@@ -63,6 +84,8 @@ def provider_account_set(
         json.dumps(
             {
                 "providerAccountId": account.id,
+                "name": account.name,
+                "priority": account.priority,
                 "webhookUrl": account.webhook_url,
                 "status": account.status,
             }
@@ -93,10 +116,15 @@ def provider_account_list(project_id: str, data_dir: Path | None) -> int:
 @provider_account.command("disable")
 @click.option("--project-id", required=True)
 @click.option("--provider", default=None, help="The provider's code, e.g. BRIDGE.")
+@click.option("--name", default=None, help="With --provider: the account's name ('default').")
 @click.option("--provider-account-id", default=None)
 @data_options
 def provider_account_disable(
-    project_id: str, provider: str | None, provider_account_id: str | None, data_dir: Path | None
+    project_id: str,
+    provider: str | None,
+    name: str | None,
+    provider_account_id: str | None,
+    data_dir: Path | None,
 ) -> int:
     """Take an account out of routing (intents already placed with it finish there)."""
     from ramp.provider_accounts import service
@@ -113,6 +141,7 @@ def provider_account_disable(
                 public_url=settings.public_url,
                 provider_account_id=provider_account_id,
                 provider_code=provider,
+                name=name,
             )
 
     click.echo(json.dumps(_run(disable()).as_json()))

@@ -99,17 +99,22 @@ class TrustedIssuer(SQLModel, table=True):
     created_at: datetime = _created()
 
 
+_ACCOUNT_KEY, _DEFAULT_NAME = ("project_id", "provider_code", "name"), {"server_default": "default"}
+
+
 class ProviderAccount(SQLModel, table=True):
     """A provider a project routes through, with its credentials (encrypted)."""
 
     __tablename__ = "provider_account"
-    __table_args__ = (UniqueConstraint("project_id", "provider_code"),)
+    __table_args__ = (UniqueConstraint(*_ACCOUNT_KEY, name="uq_provider_account_name"),)
     id: str = Field(primary_key=True, max_length=36)
     project_id: str = Field(foreign_key="project.id", index=True, max_length=36)
     provider_code: str = Field(max_length=64)
-    # Mock providers of the sandbox need none. A real provider's credentials are a
-    # SecretBox ciphertext of JSON bound to this project and provider
-    # (ramp/provider_accounts/credentials.py): never returned, only `credentials_hint`.
+    # Several per provider (issue 26): its name there, its priority (lower routes first).
+    name: str = Field(default="default", max_length=64, sa_column_kwargs=_DEFAULT_NAME)
+    priority: int = Field(default=100, sa_column_kwargs={"server_default": "100"})
+    # Mock providers of the sandbox need none. A real provider's: a SecretBox ciphertext
+    # bound to project and provider (provider_accounts/credentials.py), never returned.
     credentials_encrypted: str | None = None
     # False once DISABLED; routing also requires `status` HEALTHY.
     active: bool = True

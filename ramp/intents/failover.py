@@ -2,6 +2,9 @@
 the move itself. The workflow (workflows/failover.py) asks for the next eligible
 provider and its checks, then applies `move_provider`.
 
+The next provider is the next candidate account: another account of the same provider
+(a project may hold several) is one, so two Bridge accounts fail over to each other.
+
 An intent moves when its provider fails to create the transaction for reasons of its
 own (unavailable after its retries, out of service), never:
 - once a transaction exists (money may have reached the provider: a failure then is
@@ -43,8 +46,17 @@ def can_move(state: IntentState) -> bool:
 
 
 def tried_providers(state: IntentState) -> list[str]:
-    """Every provider this intent was with, the current one included."""
+    """Every provider this intent was with, the current one included (what runs from
+    before several accounts per provider exclude: patch accounts-failover-by-account)."""
     return [m.from_provider_code for m in state.provider_moves] + [state.provider.provider_code]
+
+
+def tried_accounts(state: IntentState) -> list[str]:
+    """Every provider account this intent was with, the current one included: the
+    candidates a failover skips (another account of the same provider stays one)."""
+    return [m.from_provider_account_id for m in state.provider_moves] + [
+        state.provider.provider_account_id
+    ]
 
 
 def move_provider(

@@ -52,8 +52,12 @@ class IntentRequest(_Model):
     checkout_redirect_url: str | None = None
     # A held quote's id (issue 26): select_provider takes its provider while it is valid.
     quote_id: str | None = None
-    # Providers a failover moves away from (issue 26): select_provider skips them.
+    # Providers a failover moved away from (issue 26): select_provider skips them. Asked
+    # by runs from before several accounts per provider; later runs name the accounts.
     excluded_providers: list[str] = Field(default_factory=list)
+    # Provider accounts a failover moves away from: select_provider skips them (another
+    # account of the same provider stays a candidate).
+    excluded_accounts: list[str] = Field(default_factory=list)
     lifetime_seconds: int
     # Hash of the request body: a retry with the same Idempotency-Key must match it.
     fingerprint: str

@@ -8,7 +8,7 @@ audit log (its hint only)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,6 +26,7 @@ from ramp.organizations import audit
 from ramp.organizations.access import Principal, Role, organization_project
 from ramp.organizations.second_factor import require_second_factor
 from ramp.provider_accounts import service
+from ramp.provider_accounts.naming import DEFAULT_NAME
 from ramp.provider_accounts.service import AccountStatus
 from ramp.security.encryption import SecretBox
 
@@ -50,13 +51,19 @@ async def project_providers(
     session: AsyncSession, principal: Principal, project_id: str, public_url: str
 ) -> list[ProviderEntry]:
     project = await organization_project(session, principal, project_id)
-    rows = {
-        row.provider_code: row
-        for row in (
-            await session.exec(
-                select(ProviderAccount).where(ProviderAccount.project_id == project.id)
-            )
-        ).all()
+    accounts = (
+        await session.exec(select(ProviderAccount).where(ProviderAccount.project_id == project.id))
+    ).all()
+    # A provider's card shows its primary account (several: provider_account_admin.py).
+    rows: dict[str, ProviderAccount] = {}
+    for code in {row.provider_code for row in accounts}:
+        found = primary(accounts, code)
+        if found is not None:
+            rows[code] = found
+    routing_codes = {
+        row.provider_code
+        for row in accounts
+        if row.active and row.status == AccountStatus.HEALTHY and row.credentials_encrypted
     }
     if project.environment == Environment.SANDBOX:
         return [
@@ -95,7 +102,8 @@ async def project_providers(
                 hint=row.credentials_hint if connected and row is not None else None,
                 account_id=row.id if row is not None else None,
                 schema=service.credentials_schema(code),
-                routing=connected and row is not None and row.active and status == "HEALTHY",
+                # Any of its accounts routing (a project may hold several).
+                routing=code in routing_codes,
             )
         )
     return entries
@@ -112,7 +120,11 @@ async def connect(
     public_url: str,
     totp_code: str | None = None,
     connectors: Connectors | None = None,
+    name: str | None = None,
+    priority: int | None = None,
 ) -> service.ProviderAccountView:
+    """Sets the credentials of the project's account `name` at the provider (created if
+    new; DEFAULT_NAME without one), and its priority when given."""
     principal.require(Role.OWNER)
     project = await organization_project(session, principal, project_id)
     await require_second_factor(session, principal, totp_code, secret_box)
@@ -124,6 +136,8 @@ async def connect(
         secret_box=secret_box,
         public_url=public_url,
         connectors=connectors,
+        name=name,
+        priority=priority,
     )
     audit.record(
         session,
@@ -131,7 +145,12 @@ async def connect(
         "provider.connected",
         account.provider_code,
         project_id=project.id,
-        details={"hint": account.credentials_hint or "", "status": account.status},
+        details={
+            "hint": account.credentials_hint or "",
+            "status": account.status,
+            "name": account.name,
+            "priority": account.priority,
+        },
     )
     await session.commit()
     return account
@@ -211,18 +230,31 @@ async def disable(
     )
 
 
+def primary(accounts: Sequence[ProviderAccount], provider_code: str) -> ProviderAccount | None:
+    """The account a provider's card (and its test/disable by provider code) acts on:
+    the one named DEFAULT_NAME, else the first by priority and name."""
+    mine = sorted(
+        (a for a in accounts if a.provider_code == provider_code),
+        key=lambda a: (a.name != DEFAULT_NAME, a.priority, a.name),
+    )
+    return mine[0] if mine else None
+
+
 async def _account(
     session: AsyncSession, principal: Principal, project_id: str, provider_code: str
 ) -> ProviderAccount:
     project = await organization_project(session, principal, project_id)
-    account = (
-        await session.exec(
-            select(ProviderAccount).where(
-                ProviderAccount.project_id == project.id,
-                ProviderAccount.provider_code == provider_code.upper(),
+    account = primary(
+        (
+            await session.exec(
+                select(ProviderAccount).where(
+                    ProviderAccount.project_id == project.id,
+                    ProviderAccount.provider_code == provider_code.upper(),
+                )
             )
-        )
-    ).first()
+        ).all(),
+        provider_code.upper(),
+    )
     if account is None or project.environment != Environment.PRODUCTION:
         raise NotFound("provider account")
     return account

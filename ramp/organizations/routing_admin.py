@@ -1,6 +1,7 @@
 """A project's routing as members and API keys see and set it (issue 26): the strategy
 (a developer sets it, like the partner fee; audited) and each provider account's
-health, for the dashboard's project page and the admin API alike."""
+health (several accounts of one provider: each, in routing order), for the dashboard's
+project page and the admin API alike."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 
 from ramp.organizations import audit
 from ramp.organizations.access import Principal, Role, organization_project
-from ramp.routing.health import provider_health
+from ramp.routing.health import candidate_health
 from ramp.routing.strategy import Strategy, routing_strategy, set_routing_strategy
 
 
@@ -25,17 +26,19 @@ class RoutingView:
 
 
 async def _view(session: AsyncSession, project_id: str) -> RoutingView:
-    found = await provider_health(session, project_id)
+    found = await candidate_health(session, project_id)
     return RoutingView(
         strategy=await routing_strategy(session, project_id),
         providers=[
             {
-                "providerId": provider.id,
-                "providerCode": provider.code,
+                "providerId": account.provider.id,
+                "providerCode": account.provider.code,
                 "providerAccountId": health.provider_account_id,
+                "name": account.name,
+                "priority": account.priority,
                 **health.as_json(),
             }
-            for provider, health in found
+            for account, health in found
         ],
     )
 

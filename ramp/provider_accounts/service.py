@@ -7,6 +7,13 @@ provider's reason and nothing is stored), stores them sealed (encrypted, bound t
 project and provider) and registers our webhook endpoint at the provider where its API
 allows it. Credentials are never returned: a view carries a masked hint only.
 
+A project may hold several accounts of one provider (two Bridge accounts for two legal
+entities): each has a `name`, unique within the project and provider (DEFAULT_NAME when
+none is given: the one account `set` without a name updates, as before several could
+be held), and a routing `priority` (lower first among the provider's accounts;
+DEFAULT_PRIORITY when none is given). Routing treats each as a candidate
+(activities/routing.py).
+
 Activities open an account into a `ProviderContext` (decrypted credentials) with
 `provider_context`; nothing else decrypts them.
 """
@@ -23,7 +30,7 @@ from typing import Any
 
 import jsonschema
 from pydantic import SecretStr
-from sqlmodel import select
+from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from ramp.adapters.capabilities import GeneratesWebhookSecret
@@ -41,13 +48,25 @@ from ramp.adapters.registry import Connectors
 from ramp.config import Environment
 from ramp.db.tables import Project, ProviderAccount
 from ramp.db.types import utcnow
-from ramp.errors import Conflict, InvalidInput, NotFound, ProviderAccountError, Unavailable
+from ramp.errors import (
+    Conflict,
+    InvalidInput,
+    NotFound,
+    ProviderAccountError,
+    Unavailable,
+)
 from ramp.provider_accounts.credentials import (
     masked_hint,
     seal,
     seal_webhook_secret,
     unseal,
     unseal_webhook_secret,
+)
+from ramp.provider_accounts.naming import (
+    DEFAULT_NAME,
+    DEFAULT_PRIORITY,
+    check_name,
+    check_priority,
 )
 from ramp.security.encryption import SecretBox
 from ramp.security.network import UrlRefused
@@ -73,6 +92,8 @@ class ProviderAccountView:
     id: str
     project_id: str
     provider_code: str
+    name: str
+    priority: int
     status: str
     status_reason: str | None
     credentials_hint: str | None
@@ -86,6 +107,8 @@ class ProviderAccountView:
             "providerAccountId": self.id,
             "projectId": self.project_id,
             "provider": self.provider_code,
+            "name": self.name,
+            "priority": self.priority,
             "status": self.status,
             "statusReason": self.status_reason,
             "credentialsHint": self.credentials_hint,
@@ -106,6 +129,8 @@ def view(account: ProviderAccount, public_url: str) -> ProviderAccountView:
         id=account.id,
         project_id=account.project_id,
         provider_code=account.provider_code,
+        name=account.name,
+        priority=account.priority,
         status=account.status,
         status_reason=account.status_reason,
         credentials_hint=account.credentials_hint,
@@ -139,8 +164,12 @@ async def set_provider_account(
     secret_box: SecretBox,
     public_url: str,
     connectors: Connectors | None = None,
+    name: str | None = None,
+    priority: int | None = None,
 ) -> ProviderAccountView:
-    """Connects (or reconnects, with new credentials) the project's account at a provider.
+    """Connects (or reconnects, with new credentials) the project's account at a
+    provider named `name` (DEFAULT_NAME without one); `priority` sets its routing
+    priority (a new account without one: DEFAULT_PRIORITY; an existing one keeps its).
 
     Refused without storing anything: an unknown provider, a sandbox project, credentials
     that break the schema (the field is named, the value never quoted) or that the
@@ -148,6 +177,9 @@ async def set_provider_account(
     """
     connectors = connectors or Connectors()
     connector = _connector(provider_code, connectors)
+    name = check_name(name)
+    if priority is not None:
+        check_priority(priority)
     project = await session.get(Project, project_id)
     if project is None:
         raise NotFound("project")
@@ -172,6 +204,7 @@ async def set_provider_account(
             select(ProviderAccount.id).where(
                 ProviderAccount.project_id == project_id,
                 ProviderAccount.provider_code == connector.code,
+                ProviderAccount.name == name,
             )
         )
     ).first()
@@ -199,8 +232,14 @@ async def set_provider_account(
     account = (await session.get(ProviderAccount, account_id)) if existing else None
     if account is None:
         account = ProviderAccount(
-            id=account_id, project_id=project_id, provider_code=connector.code
+            id=account_id,
+            project_id=project_id,
+            provider_code=connector.code,
+            name=name,
+            priority=DEFAULT_PRIORITY if priority is None else priority,
         )
+    elif priority is not None:
+        account.priority = priority
     account.credentials_encrypted = seal(
         secret_box, project_id=project_id, provider_code=connector.code, credentials=credentials
     )
@@ -239,7 +278,11 @@ async def list_provider_accounts(
         await session.exec(
             select(ProviderAccount)
             .where(ProviderAccount.project_id == project_id)
-            .order_by(ProviderAccount.provider_code)
+            .order_by(
+                col(ProviderAccount.provider_code),
+                col(ProviderAccount.priority),
+                col(ProviderAccount.name),
+            )
         )
     ).all()
     return [view(row, public_url) for row in rows if row.credentials_encrypted is not None]
@@ -258,15 +301,18 @@ async def disable_provider_account(
     public_url: str,
     provider_account_id: str | None = None,
     provider_code: str | None = None,
+    name: str | None = None,
 ) -> ProviderAccountView:
-    """Takes the account out of routing (by id or by provider). Intents already placed
-    with it finish there; its credentials are kept for a later `set`."""
+    """Takes the account out of routing (by id, or by provider and name: DEFAULT_NAME
+    without one). Intents already placed with it finish there; its credentials are kept
+    for a later `set`."""
     if provider_account_id is None:
         found = (
             await session.exec(
                 select(ProviderAccount).where(
                     ProviderAccount.project_id == project_id,
                     ProviderAccount.provider_code == (provider_code or "").upper(),
+                    ProviderAccount.name == (name or DEFAULT_NAME),
                 )
             )
         ).first()
@@ -278,6 +324,25 @@ async def disable_provider_account(
     account.status = AccountStatus.DISABLED
     account.status_reason = "disabled by the project owner"
     account.active = False
+    account.updated_at = utcnow()
+    session.add(account)
+    await session.commit()
+    return view(account, public_url)
+
+
+async def set_priority(
+    session: AsyncSession,
+    *,
+    project_id: str,
+    provider_account_id: str,
+    priority: int,
+    public_url: str,
+) -> ProviderAccountView:
+    """Sets the account's routing priority (lower first among its provider's accounts);
+    intents already placed keep their account."""
+    check_priority(priority)
+    account = await _owned(session, project_id, provider_account_id)
+    account.priority = priority
     account.updated_at = utcnow()
     session.add(account)
     await session.commit()

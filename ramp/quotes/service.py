@@ -33,7 +33,7 @@ from ramp.quotes.models import ProviderQuote, Quoter, RailQuoteRequest
 from ramp.quotes.partner_fee import after_partner_fee, partner_fee, partner_fee_bps
 from ramp.quotes.ranking import held, hold
 from ramp.routing import behaviour
-from ramp.routing.health import Health, account_health, record_call
+from ramp.routing.health import Health, provider_health, record_call
 from ramp.routing.strategy import rank
 from ramp.security.encryption import SecretBox
 
@@ -143,8 +143,9 @@ async def quote_route(
         routing = await routing_accounts(session, project_id)
         providers = [provider for provider, _ in routing]
         bps = await partner_fee_bps(session, project_id)
-        healths = await account_health(session, [account for _, account in routing])
-    states = {provider.code: healths[account].state for provider, account in routing}
+        # A provider with several accounts: the health of its healthiest one (the quote is
+        # asked through its first account by priority).
+        states = {p.code: h.state for p, h in await provider_health(session, project_id)}
     if query.provider_id is not None and query.provider_id not in {p.id for p in providers}:
         raise InvalidInput(
             RequestError.VALIDATION_ERROR,

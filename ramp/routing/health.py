@@ -39,7 +39,7 @@ from ramp.catalog import Provider
 from ramp.db.engine import begin_write
 from ramp.db.routing_tables import ProviderAccountHealth
 from ramp.db.types import utcnow
-from ramp.projects import routing_accounts
+from ramp.projects import RoutingAccount, routing_candidates
 from ramp.timestamps import format_timestamp
 
 # The sliding window of the error rate, in calls.
@@ -252,11 +252,25 @@ async def routable(
     return healths, down
 
 
+async def candidate_health(
+    session: AsyncSession, project_id: str
+) -> list[tuple[RoutingAccount, AccountHealth]]:
+    """Every account the project routes through (selection order), with its health: the
+    admin API's and the dashboard's routing view."""
+    routing = await routing_candidates(session, project_id)
+    healths = await account_health(session, [a.account_id for a in routing])
+    return [(account, healths[account.account_id]) for account in routing]
+
+
 async def provider_health(
     session: AsyncSession, project_id: str
 ) -> list[tuple[Provider, AccountHealth]]:
-    """The providers the project routes through (catalog order), with their account's
-    health: GET /v1/providers' `status`."""
-    routing = await routing_accounts(session, project_id)
-    healths = await account_health(session, [account for _, account in routing])
-    return [(provider, healths[account]) for provider, account in routing]
+    """The providers the project routes through (catalog order), each with the health of
+    its healthiest account (the first by priority among equals): GET /v1/providers'
+    `status`. A provider is DOWN only when every account of it is."""
+    best: dict[str, tuple[Provider, AccountHealth]] = {}
+    for account, health in await candidate_health(session, project_id):
+        code = account.provider.code
+        if code not in best or HEALTH_ORDER[health.state] < HEALTH_ORDER[best[code][1].state]:
+            best[code] = (account.provider, health)
+    return list(best.values())

@@ -8,6 +8,12 @@ strategy), and the ranking both `POST /intent` (activities/intents.py) and
   (HEALTHY before DEGRADED), then catalog order. A provider without a quote (it failed,
   or was too slow) comes after every provider with one.
 
+A project may hold several accounts of one provider: routing ranks accounts
+(`rank_accounts`). FIRST_ELIGIBLE: catalog order of the provider, then the account's
+priority (lower first), then its name. BEST_PRICE: the provider's net amount (quoted
+through its first account), then the account's health, then its priority, then catalog
+order and name.
+
 Set per project like the partner fee: `PUT /v1/admin/projects/{projectId}/routing`
 and the dashboard's project page. No row: FIRST_ELIGIBLE.
 """
@@ -21,11 +27,11 @@ from typing import TypeVar
 
 from sqlmodel.ext.asyncio.session import AsyncSession
 
-from ramp.catalog import Provider
 from ramp.db.routing_tables import ProjectRouting
 from ramp.db.tables import Project
 from ramp.db.types import utcnow
 from ramp.errors import InvalidInput, NotFound, RequestError
+from ramp.projects import RoutingAccount
 from ramp.routing.health import HEALTH_ORDER, Health
 
 
@@ -89,19 +95,26 @@ def rank(
     return [candidates[i] for i in indices]
 
 
-def rank_providers(
+def rank_accounts(
     strategy: Strategy,
-    providers: Sequence[Provider],
+    accounts: Sequence[RoutingAccount],
     nets: Mapping[str, Decimal],
     health: Mapping[str, Health],
-) -> list[Provider]:
-    """Eligible `providers` (catalog order) ranked: `nets` is each one's best net
-    destination amount (missing: no quote)."""
-    return rank(
-        strategy,
-        providers,
-        catalog_order={p.code: i for i, p in enumerate(providers)},
-        code_of={i: p.code for i, p in enumerate(providers)},
-        net={i: nets.get(p.code) for i, p in enumerate(providers)},
-        health=health,
-    )
+) -> list[RoutingAccount]:
+    """Routing candidates (`accounts`, in selection order: catalog, priority, name)
+    ranked: `nets` by provider code (missing: no quote), `health` by account id."""
+    order = {account.account_id: i for i, account in enumerate(accounts)}
+    if strategy is not Strategy.BEST_PRICE:
+        return sorted(accounts, key=lambda a: order[a.account_id])
+
+    def key(account: RoutingAccount) -> tuple[bool, Decimal, int, int, int]:
+        net = nets.get(account.provider.code)
+        return (
+            net is None,
+            -(net or Decimal(0)),
+            HEALTH_ORDER[health.get(account.account_id, Health.HEALTHY)],
+            account.priority,
+            order[account.account_id],
+        )
+
+    return sorted(accounts, key=key)

@@ -101,6 +101,9 @@ DEV_SERVER_PATHS = (
     "failover",
     # Issue 29: a sandbox intent's clock moved (events-sandbox-clock).
     "clock_expired",
+    # Issue 26, several accounts per provider (patch accounts-failover-by-account): the
+    # failover path again, its failover excluding accounts, not providers.
+    "accounts_failover",
 )
 TIME_SKIPPING_PATHS = (
     "expired",
@@ -680,6 +683,7 @@ _DEV_SERVER_RECORDERS: dict[str, Callable[[Stack], Awaitable[Recorded]]] = {
     "cancelled_deposit_late": record_cancelled_deposit_late,
     "failover": record_failover,
     "clock_expired": record_clock_expired,
+    "accounts_failover": record_failover,
 }
 _DEV_SERVER_RECORDERS |= {
     f"one_path_{path}": _DEV_SERVER_RECORDERS[path] for path in ONE_PATH_DEV_SERVER

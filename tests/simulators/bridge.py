@@ -63,6 +63,7 @@ class Fault:
     retry_after: str | None = None
     delay: float = 0.0  # serve, then answer this late (the client may have given up)
     path: str | None = None  # only requests whose path starts with this
+    api_key: str | None = None  # only requests with this Api-Key (one account's)
     # The error body answered with `status`: Bridge's `code` and `message`.
     code: str = "unavailable"
     message: str = "simulated"
@@ -462,7 +463,13 @@ class _Gate:
     ) -> Response:
         method, path = request.method, request.url.path
         fault = next(
-            (f for f in self.sim.faults if f.path is None or path.startswith(f.path)), None
+            (
+                f
+                for f in self.sim.faults
+                if (f.path is None or path.startswith(f.path))
+                and (f.api_key is None or f.api_key == api_key)
+            ),
+            None,
         )
         if fault is not None:
             self.sim.faults.remove(fault)

@@ -171,6 +171,14 @@ class ConnectProvider(BaseModel):
     """
     The provider's credentials (its `credentialsSchema`); stored encrypted, never returned
     """
+    name: str | None = None
+    """
+    The account's name, to hold several accounts of this provider: the account of that name is set (created if new). Without it: the account named `default`. The answer stays the provider's (its `default` account, else its first by priority); `GET .../provider-accounts` lists each account
+    """
+    priority: int | None = None
+    """
+    Routing priority among the provider's accounts, lower first (a new account: 100; an existing one keeps its own unless given)
+    """
     totp_code: str | None = Field(None, alias="totpCode")
     """
     Required once the organization requires TOTP
@@ -931,6 +939,53 @@ class PartnerFeeResource(BaseModel):
     """
 
 
+class ProjectProviderAccountResource(BaseModel):
+    """
+    One provider account of the project (a project may hold several of a provider):
+    routing tries a provider's accounts by priority, then name.
+    """
+
+    model_config = ConfigDict(
+        populate_by_name=True,
+    )
+    provider_account_id: str = Field(..., alias="providerAccountId")
+    """
+    Id of the provider account (an intent's `mmPlan.providerAccountId`)
+    """
+    provider: str
+    """
+    The provider's code, e.g. BRIDGE
+    """
+    name: str
+    """
+    Unique within the project and provider; `default` unless named
+    """
+    priority: int
+    """
+    Lower routes first among the provider's accounts
+    """
+    status: str
+    """
+    HEALTHY, UNHEALTHY (credentials refused) or DISABLED
+    """
+    status_reason: str | None = Field(..., alias="statusReason")
+    """
+    Why it is UNHEALTHY or DISABLED; null when HEALTHY
+    """
+    credentials_hint: str | None = Field(..., alias="credentialsHint")
+    """
+    A masked hint of the stored credentials (never the credentials)
+    """
+    health: str
+    """
+    From its own calls: HEALTHY, DEGRADED or DOWN
+    """
+    routing: bool
+    """
+    Whether it takes part in the project's routing now
+    """
+
+
 class ProjectProviderResource(BaseModel):
     """
     A provider of the project: its status and why, the masked hint of stored
@@ -1036,6 +1091,14 @@ class ProviderHealthResource(BaseModel):
     provider_account_id: str = Field(..., alias="providerAccountId")
     """
     Id of the project's provider account
+    """
+    name: str
+    """
+    The account's name, unique within the project and provider (`default` unless named)
+    """
+    priority: int
+    """
+    Lower routes first among the provider's accounts
     """
     status: Literal["HEALTHY", "DEGRADED", "DOWN"]
     """
@@ -1771,6 +1834,17 @@ class UnavailableQuoteResource(BaseModel):
     message: str
     """
     Why, in words
+    """
+
+
+class UpdateProviderAccount(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+        populate_by_name=True,
+    )
+    priority: int
+    """
+    Routing priority among the provider's accounts, lower first
     """
 
 
@@ -2631,7 +2705,7 @@ class ProjectRoutingResource(BaseModel):
     """
     providers: list[ProviderHealthResource]
     """
-    Each provider account the project routes through, with its health
+    Each provider account the project routes through, with its health, in routing order (catalog order of the provider, then priority, then name)
     """
 
 
