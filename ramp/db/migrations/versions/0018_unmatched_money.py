@@ -1,7 +1,7 @@
 """money no intent matches: events and deliveries without an intent
 
 Revision ID: 0018
-Revises: 0016
+Revises: 0017
 Create Date: 2026-11-26 06:00:00.000000
 
 A payment that reaches a provider account and matches no intent at all (Monerium: a
@@ -10,9 +10,6 @@ on-ramp's amount) is reported as a `DEPOSIT_UNMATCHED` event with `intentId` nul
 (ramp/provider_webhooks/unmatched.py): the events store and the delivery log hold rows
 without an intent. Only the NOT NULL constraints change; every stored row keeps its
 intent.
-
-Revises 0016 on this branch; the migration numbered 0017 (another change) is merged
-before it, and this one then revises 0017.
 """
 
 from __future__ import annotations
@@ -23,7 +20,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0018"
-down_revision: str | None = "0016"
+down_revision: str | None = "0017"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
