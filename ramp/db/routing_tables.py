@@ -1,6 +1,6 @@
 """Routing's tables (issue 26): each provider account's health, the project's routing
-strategy, held quotes, and the sandbox's provider behaviours (registered with the rest
-through ramp/db/tables.py)."""
+strategy, held quotes, the sandbox's provider behaviours, and the partner fee that
+quotes and rankings include (registered with the rest through ramp/db/tables.py)."""
 
 from __future__ import annotations
 
@@ -71,4 +71,15 @@ class SandboxProviderBehaviour(SQLModel, table=True):
     )
     mode: str = Field(max_length=24)
     until: datetime | None = Field(default=None, sa_type=UTCDateTime)
+    updated_at: datetime = Field(sa_type=UTCDateTime)
+
+
+class PartnerFee(SQLModel, table=True):
+    """A project's own fee on every ramp, in basis points of the source amount: shown in
+    quotes (`partnerFee`) and recorded on transactions (ramp/quotes/partner_fee.py).
+    No row: no fee. A table of its own, so projects written by older code stay valid."""
+
+    __tablename__ = "partner_fee"
+    project_id: str = Field(primary_key=True, foreign_key="project.id", max_length=36)
+    bps: int
     updated_at: datetime = Field(sa_type=UTCDateTime)

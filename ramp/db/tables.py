@@ -476,17 +476,6 @@ class IdempotencyRecord(SQLModel, table=True):
     created_at: datetime = Field(sa_type=UTCDateTime, index=True)
 
 
-class PartnerFee(SQLModel, table=True):
-    """A project's own fee on every ramp, in basis points of the source amount: shown in
-    quotes (`partnerFee`) and recorded on transactions (ramp/quotes/partner_fee.py).
-    No row: no fee. A table of its own, so projects written by older code stay valid."""
-
-    __tablename__ = "partner_fee"
-    project_id: str = Field(primary_key=True, foreign_key="project.id", max_length=36)
-    bps: int
-    updated_at: datetime = Field(sa_type=UTCDateTime)
-
-
 # The dashboard's tables (organizations' members, sessions, keys, audit log) live in a
 # module of their own; imported here so that this module still registers every table.
 from ramp.db.org_tables import AuditEvent as AuditEvent  # noqa: E402
@@ -498,8 +487,10 @@ from ramp.db.org_tables import OrgMember as OrgMember  # noqa: E402
 from ramp.db.reuse_tables import ComplianceConsent as ComplianceConsent  # noqa: E402
 from ramp.db.reuse_tables import ComplianceRecord as ComplianceRecord  # noqa: E402
 
-# Routing's tables (issue 26): health, strategy, held quotes, sandbox behaviours.
+# Routing's and pricing's tables: health, strategy, held quotes, sandbox behaviours,
+# the partner fee.
 from ramp.db.routing_tables import HeldQuote as HeldQuote  # noqa: E402
+from ramp.db.routing_tables import PartnerFee as PartnerFee  # noqa: E402
 from ramp.db.routing_tables import ProjectRouting as ProjectRouting  # noqa: E402
 from ramp.db.routing_tables import ProviderAccountHealth as ProviderAccountHealth  # noqa: E402
 from ramp.db.routing_tables import SandboxProviderBehaviour as SandboxProviderBehaviour  # noqa: E402

@@ -7,7 +7,8 @@ from decimal import ROUND_DOWN, ROUND_UP, Decimal
 
 from sqlmodel.ext.asyncio.session import AsyncSession
 
-from ramp.db.tables import PartnerFee, Project
+from ramp.db.routing_tables import PartnerFee
+from ramp.db.tables import Project
 from ramp.db.types import utcnow
 from ramp.errors import InvalidInput, NotFound, RequestError
 
