@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
 import json
 import os
 import shutil
@@ -56,6 +57,13 @@ def thread_cpu(pid: int) -> dict[str, float]:
     return found
 
 
+def rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return round(int(line.split()[1]) / 1024, 1)
+    return 0.0
+
+
 async def run(sandbox: SandboxProcess, args: argparse.Namespace) -> dict[str, Any]:
     client_id, secret = sandbox.credentials()
     project = basic(client_id, secret)
@@ -87,13 +95,22 @@ async def run(sandbox: SandboxProcess, args: argparse.Namespace) -> dict[str, An
             )
             await asyncio.sleep(1.0)
         load_before = os.getloadavg()
+        rss_before = rss_mb(pids["ramp_worker"])
         before = {role: cpu_seconds(pid) for role, pid in pids.items()}
         threads_before = thread_cpu(pids["ramp_worker"])
         numbers = iter(range(1_000_000, 1_000_000 + args.intents))
+        # The worker's CPU at every `--window` intents answered: the SDK keeps up to
+        # 1000 workflows cached, and evicts one for each new intent past that.
+        marks = [cpu_seconds(pids["ramp_worker"])]
+        done = 0
 
         async def caller() -> None:
+            nonlocal done
             for i in numbers:
                 await call(i)
+                done += 1
+                if done % args.window == 0:
+                    marks.append(cpu_seconds(pids["ramp_worker"]))
 
         start = time.perf_counter()
         await asyncio.gather(*(caller() for _ in range(args.concurrency)))
@@ -117,6 +134,12 @@ async def run(sandbox: SandboxProcess, args: argparse.Namespace) -> dict[str, An
         "throughput_rps": round(args.intents / elapsed, 1),
         "cpu_ms_per_intent": cpu,
         "worker_threads_cpu_ms_per_intent": threads,
+        "worker_cpu_ms_per_intent_by_window": [
+            round((after - before) * 1000 / args.window, 1)
+            for before, after in itertools.pairwise(marks)
+        ],
+        # Each open intent's workflow stays in the worker's cache (up to the SDK's 1000).
+        "worker_rss_mb": [rss_before, rss_mb(pids["ramp_worker"])],
         "load_average_before": [round(x, 2) for x in load_before],
         "load_average_after": [round(x, 2) for x in os.getloadavg()],
         "database": "PostgreSQL" if args.postgres else "SQLite",
@@ -129,6 +152,7 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=8)
     parser.add_argument("--warmup", type=int, default=30)
     parser.add_argument("--settle", type=float, default=1.0)
+    parser.add_argument("--window", type=int, default=200)
     parser.add_argument("--postgres", metavar="URL", default=None)
     parser.add_argument("--py-spy", metavar="FILE", default=None)
     parser.add_argument("--rate", type=int, default=100)
