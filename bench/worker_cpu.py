@@ -94,6 +94,11 @@ async def run(sandbox: SandboxProcess, args: argparse.Namespace) -> dict[str, An
                 stderr=subprocess.DEVNULL,
             )
             await asyncio.sleep(1.0)
+        # What the worker spends with nothing to do (its polls, the dispatcher's, the
+        # SDK's), per second: on a loaded machine a run takes longer, and this with it.
+        idle = cpu_seconds(pids["ramp_worker"])
+        await asyncio.sleep(args.idle)
+        idle_ms_per_s = (cpu_seconds(pids["ramp_worker"]) - idle) * 1000 / args.idle
         load_before = os.getloadavg()
         rss_before = rss_mb(pids["ramp_worker"])
         before = {role: cpu_seconds(pid) for role, pid in pids.items()}
@@ -134,6 +139,11 @@ async def run(sandbox: SandboxProcess, args: argparse.Namespace) -> dict[str, An
         "throughput_rps": round(args.intents / elapsed, 1),
         "cpu_ms_per_intent": cpu,
         "worker_threads_cpu_ms_per_intent": threads,
+        "worker_idle_cpu_ms_per_s": round(idle_ms_per_s, 2),
+        # The worker's CPU per intent less what it would have spent idle meanwhile.
+        "worker_cpu_ms_per_intent_less_idle": round(
+            cpu["ramp_worker"] - idle_ms_per_s * (elapsed + args.settle) / args.intents, 2
+        ),
         "worker_cpu_ms_per_intent_by_window": [
             round((after - before) * 1000 / args.window, 1)
             for before, after in itertools.pairwise(marks)
@@ -153,6 +163,7 @@ def main() -> None:
     parser.add_argument("--warmup", type=int, default=30)
     parser.add_argument("--settle", type=float, default=1.0)
     parser.add_argument("--window", type=int, default=200)
+    parser.add_argument("--idle", type=float, default=5.0, help="seconds of idle measured")
     parser.add_argument("--postgres", metavar="URL", default=None)
     parser.add_argument("--py-spy", metavar="FILE", default=None)
     parser.add_argument("--rate", type=int, default=100)
