@@ -187,19 +187,21 @@ class IntentActivities:
     @activity.defn
     async def check_requirements(self, request: RequirementChecks) -> CheckResults:
         """Runs each requirement's check against what the customer has on record."""
+        # The three columns the checks read, not ORM objects: this runs in every intent.
         async with self._db() as session:
             rows = (
                 await session.exec(
-                    select(SatisfiedRequirement).where(
+                    select(
+                        SatisfiedRequirement.requirement_code,
+                        SatisfiedRequirement.satisfied_at,
+                        SatisfiedRequirement.expires_at,
+                    ).where(
                         SatisfiedRequirement.customer_id == request.customer_id,
                         SatisfiedRequirement.provider_code == request.provider_code,
                     )
                 )
             ).all()
-        records = {
-            row.requirement_code: VerificationRecord(row.satisfied_at, row.expires_at)
-            for row in rows
-        }
+        records = {code: VerificationRecord(at, expires) for code, at, expires in rows}
         now = utcnow()
         results = []
         for code in request.codes:

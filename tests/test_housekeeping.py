@@ -156,7 +156,7 @@ async def test_runs_recorded_before_submissions_were_purged_still_replay() -> No
     replayer = Replayer(
         workflows=[PurgeExpiredNonces],
         data_converter=pydantic_data_converter,
-        workflow_runner=workflow_runner(),
+        workflow_runner=workflow_runner(strict=True),
     )
     result = await replayer.replay_workflow(history)
     assert result.replay_failure is None
