@@ -69,28 +69,20 @@ logger = logging.getLogger("ramp.worker")
 
 WORKFLOWS = [PurgeExpiredNonces, IntentWorkflow, WebhookDeliveryWorkflow]
 # Besides the SDK's defaults (the standard library, temporalio, pydantic): our domain
-# package, whose models and pure lifecycle code the workflow modules import, and the
-# workflow modules themselves. Passed through, they are imported once per process
-# instead of once per workflow run (the re-import was a fifth of the worker's Python
-# CPU per intent: docs/performance.md, "The worker's cost per intent"). What that gives
-# up is the sandbox's check of the workflow code's own calls (datetime.now(), random,
-# ... through the module members it restricts): the replays of every recorded history
-# (tests/test_replay.py and the other replay tests) still run in the strict sandbox,
-# `workflow_runner(strict=True)`, which re-imports the workflow modules and checks them.
-# Workflow modules import nothing else: activity code is reached by name
-# (ramp/*/activities.py), never imported (tests/test_workflow_imports.py), and they
-# keep no state at module level.
-WORKFLOW_PASSTHROUGH_MODULES = ("ramp", "workflows")
-# The strict sandbox's: `ramp` only, the workflow modules sandboxed and checked.
-STRICT_PASSTHROUGH_MODULES = ("ramp",)
+# package, whose models and pure lifecycle code the workflow modules import. Passed
+# through, it is imported once per process instead of once per workflow run; the
+# workflow modules themselves stay sandboxed (re-imported per run, with the sandbox's
+# checks on nondeterministic calls). They import nothing else: activity code is
+# reached by name (ramp/*/activities.py), never imported (tests/test_workflow_imports.py).
+WORKFLOW_PASSTHROUGH_MODULES = ("ramp",)
 
 
-def workflow_runner(*, strict: bool = False) -> SandboxedWorkflowRunner:
-    """The workflow sandbox of the worker; `strict`: the workflow modules re-imported
-    per run, with the sandbox's checks on nondeterministic calls (the replay tests')."""
-    modules = STRICT_PASSTHROUGH_MODULES if strict else WORKFLOW_PASSTHROUGH_MODULES
+def workflow_runner() -> SandboxedWorkflowRunner:
+    """The workflow sandbox of the worker, and of every replay of its histories."""
     return SandboxedWorkflowRunner(
-        restrictions=SandboxRestrictions.default.with_passthrough_modules(*modules)
+        restrictions=SandboxRestrictions.default.with_passthrough_modules(
+            *WORKFLOW_PASSTHROUGH_MODULES
+        )
     )
 
 
@@ -118,11 +110,11 @@ class ServiceWorker(Worker):
 
 
 def cache_workflow_bytecode() -> None:
-    """The strict sandbox (`workflow_runner(strict=True)`) imports the workflow modules
-    anew for every workflow run; without their bytecode cached (PYTHONDONTWRITEBYTECODE
-    forbids Python to write it, and an editable install never compiled it) each run
-    compiles their source again, about 4 ms of CPU per run. Written once here; a
-    read-only install (compiled by pip) is left as it is."""
+    """The sandbox imports the workflow modules anew for every workflow run; without
+    their bytecode cached (PYTHONDONTWRITEBYTECODE forbids Python to write it, and an
+    editable install never compiled it) each run compiles their source again, about
+    4 ms of CPU per intent. Written once here; a read-only install (compiled by pip)
+    is left as it is."""
     compileall.compile_dir(Path(workflows.__file__).parent, quiet=2)
 
 

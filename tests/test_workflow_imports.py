@@ -1,10 +1,8 @@
 """Workflow safety: what the workflow modules import, and the activities they name.
 
-The worker sandboxes each workflow run with `ramp` and the workflow modules passed
-through (imported once per process); the replay tests run the strict sandbox, which
-passes `ramp` only and re-imports and checks the workflow modules per run (worker.py).
-Workflow modules must import only what the strict sandbox passes through, no activity
-code (database, HTTP client): they reach activities through definitions
+The worker sandboxes each workflow run: its module is re-imported per run, except the
+modules passed through (worker.py). Workflow modules must import only those, and no
+activity code (database, HTTP client): they reach activities through definitions
 (ramp/*/activities.py, ramp/housekeeping.py) registered by name.
 """
 
@@ -31,7 +29,7 @@ from ramp.intents import activities as intent_activities
 from ramp.intents import provider_activities
 from ramp.onboarding import activities as onboarding_activities
 from ramp.webhooks import activities as webhook_activities
-from worker import STRICT_PASSTHROUGH_MODULES, WORKFLOW_PASSTHROUGH_MODULES, workflow_runner
+from worker import WORKFLOW_PASSTHROUGH_MODULES, workflow_runner
 
 ROOT = Path(__file__).resolve().parent.parent
 WORKFLOW_FILES = sorted((ROOT / "workflows").glob("*.py"))
@@ -60,9 +58,9 @@ def _imported(file: Path) -> set[str]:
 
 @pytest.mark.parametrize("file", WORKFLOW_FILES, ids=[f.stem for f in WORKFLOW_FILES])
 def test_workflow_modules_import_only_passed_through_modules(file: Path) -> None:
-    restrictions = workflow_runner(strict=True).restrictions
-    # Other workflow modules are the workflow's own code: sandboxed with it in the
-    # strict sandbox, checked like it (workflows/provider_flow.py, the provider path).
+    restrictions = workflow_runner().restrictions
+    # Other workflow modules are the workflow's own code: sandboxed with it, checked
+    # by the sandbox like it (workflows/provider_flow.py, the provider path).
     unsandboxed = [
         name
         for name in _imported(file)
@@ -75,23 +73,13 @@ def test_workflow_modules_import_only_passed_through_modules(file: Path) -> None
         )
     ]
     assert unsandboxed == [], f"{file.name} imports modules the sandbox would re-import"
-    assert STRICT_PASSTHROUGH_MODULES == ("ramp",)
-
-
-def test_the_worker_passes_the_workflow_modules_through_and_the_strict_sandbox_not() -> None:
-    """The worker imports the workflow modules once (worker.py); the replay tests' strict
-    sandbox re-imports them per run, so the sandbox checks their calls there."""
-    worker = workflow_runner().restrictions.passthrough_modules
-    strict = workflow_runner(strict=True).restrictions.passthrough_modules
-    assert {"ramp", "workflows"} <= worker
-    assert "ramp" in strict
-    assert "workflows" not in strict
-    assert set(WORKFLOW_PASSTHROUGH_MODULES) == {"ramp", "workflows"}
+    assert WORKFLOW_PASSTHROUGH_MODULES == ("ramp",)
 
 
 def test_workflow_modules_keep_no_mutable_state_at_module_level() -> None:
-    """Passed through, a workflow module is shared by every run in the process: a list,
-    dict or set at its top level could carry one run's state into another."""
+    """Were a workflow module ever passed through (docs/decisions.md, issue 30: measured
+    and declined), it would be shared by every run in the process: a list, dict or set
+    at its top level could carry one run's state into another. None has one."""
     mutable = (ast.List, ast.Dict, ast.Set, ast.ListComp, ast.DictComp, ast.SetComp)
     found = [
         f"{file.name}:{node.lineno}"

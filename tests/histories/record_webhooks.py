@@ -51,7 +51,7 @@ def replayer(workflow: type = WebhookDeliveryWorkflow) -> Replayer:
     return Replayer(
         workflows=[workflow],
         data_converter=pydantic_data_converter,
-        workflow_runner=workflow_runner(strict=True),
+        workflow_runner=workflow_runner(),
     )
 
 

@@ -109,14 +109,13 @@ class _Capture(Interceptor):
 
 
 async def replay(history: WorkflowHistory, *workflows: type) -> Replayed:
-    """Replays `history` with the worker's converter, in the strict sandbox (the workflow
-    modules re-imported and checked: worker.py); raises on a nondeterministic command
-    sequence, or a restricted call of the workflow code."""
+    """Replays `history` with the worker's converter and sandbox; raises on a
+    nondeterministic command sequence."""
     replayed = Replayed()
     replayer = Replayer(
         workflows=list(workflows),
         data_converter=pydantic_data_converter,
-        workflow_runner=workflow_runner(strict=True),
+        workflow_runner=workflow_runner(),
         interceptors=[_Capture(replayed)],
     )
     await replayer.replay_workflow(history)
