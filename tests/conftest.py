@@ -67,8 +67,8 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
         "either_database: reaches the database, but is about something else (a Temporal server "
-        "or a worker process killed, no worker at all): runs in one of the two passes, split "
-        "by cost like the tests that reach no database",
+        "or a worker process killed, no worker at all, throttles, pages, documents): runs in "
+        "one of the two passes, split by cost like the tests that reach no database",
     )
 
 
