@@ -27,7 +27,7 @@ from tests.helpers.projects import bearer
 from tests.helpers.servers import derive_settings, serve
 from tests.simulators.bridge import BridgeSimulator, Fault, running
 
-# About a worker process and Bridge's idempotency, not the database: one of the two passes runs it.
+# About a worker process and Bridge's idempotency, not the database: one pass runs it.
 pytestmark = pytest.mark.either_database
 
 
