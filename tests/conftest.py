@@ -48,7 +48,12 @@ from worker import build_worker
 
 # Fixtures of tests that run the service as processes (their own Temporal server), and
 # the exit that dodges the SDK's crash at interpreter finalisation without hiding errors.
-pytest_plugins = ["tests.helpers.processes", "tests.exit_guard", "tests.cpu_report"]
+pytest_plugins = [
+    "tests.helpers.processes",
+    "tests.helpers.sandbox",
+    "tests.exit_guard",
+    "tests.cpu_report",
+]
 
 
 def pytest_configure(config: pytest.Config) -> None:
