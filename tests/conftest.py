@@ -194,7 +194,7 @@ MODULE_SECONDS = {
     "tests/test_intent_workflow_stubbed.py": 10,
     "tests/test_ramp_dev_privacy.py": 12,
     # Moved to one pass in round three (docs/performance.md): their seconds in a pass,
-    # from --durations of single-module runs on the loaded machine.
+    # from their earlier SHARD_SECONDS or, where none, a single-module run.
     "tests/test_bridge_polling.py": 36,
     "tests/test_throttling_by_address.py": 31,
     "tests/test_network_policy.py": 7,
