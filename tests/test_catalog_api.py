@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import httpx
+import pytest
 from jsonschema import Draft202012Validator
 from sqlmodel import select
 from sqlmodel.ext.asyncio.session import AsyncSession
@@ -12,6 +13,9 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 from ramp.catalog import provider_by_code
 from ramp.db.tables import ProviderAccount
 from tests.helpers.projects import ProjectCredentials
+
+# About the catalog endpoints, not the database: one of the two passes runs it.
+pytestmark = pytest.mark.either_database
 
 ATLAS = provider_by_code("sandbox_atlas")
 BEACON = provider_by_code("sandbox_beacon")

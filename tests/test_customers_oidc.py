@@ -16,6 +16,9 @@ from ramp import projects
 from tests.helpers.identity_provider import JwksServer, public_jwk, serve_jwks
 from tests.helpers.projects import ProjectCredentials
 
+# About OIDC ID tokens, not the database: one of the two passes runs it.
+pytestmark = pytest.mark.either_database
+
 ISSUER = "https://login.example/tenant"
 AUDIENCE = "ramp-app"
 KEY = rsa.generate_private_key(public_exponent=65537, key_size=2048)

@@ -19,6 +19,9 @@ from ramp.security.tokens import TokenService
 from tests.helpers.onboarding import start_onboarding
 from tests.helpers.payments import create_intent, register_accounts
 
+# About docs and HTML pages, not the database: one of the two passes runs it.
+pytestmark = pytest.mark.either_database
+
 ROOT = Path(__file__).resolve().parent.parent
 DOC_PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 # What a template or a generator leaves behind: {{name}} (our HTML templates) or

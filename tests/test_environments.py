@@ -15,6 +15,9 @@ from ramp.security.encryption import SecretBox
 from tests.helpers.projects import ProjectCredentials, bearer
 from tests.helpers.servers import derive_settings, serve
 
+# About which projects a deployment serves, not the database: one of the two passes runs it.
+pytestmark = pytest.mark.either_database
+
 
 @pytest.fixture
 async def production_client(migrated: Settings) -> AsyncIterator[httpx.AsyncClient]:

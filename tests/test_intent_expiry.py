@@ -62,6 +62,9 @@ from tests.helpers.servers import (
 from worker import build_worker
 from workflows.intents import OPEN_UPDATE_WAIT, IntentWorkflow
 
+# About Temporal's timers, not the database: one of the two passes runs it.
+pytestmark = pytest.mark.either_database
+
 LIFETIME = timedelta(hours=24)
 # Test value of this module: the provider already holds the deposit of this amount.
 FUNDED_AT_PROVIDER = "123.45"

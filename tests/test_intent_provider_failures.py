@@ -35,6 +35,9 @@ from tests.helpers.projects import ProjectCredentials, bearer, make_customer
 from tests.helpers.servers import derive_settings, dev_server, serve, service_client
 from worker import build_worker
 
+# About a failing provider and retries, not the database: one of the two passes runs it.
+pytestmark = pytest.mark.either_database
+
 
 class FailingProvider(SandboxConnector):
     """Refuses the next `failures` orders, then behaves."""

@@ -53,6 +53,9 @@ from tests.helpers.identity_provider import public_jwk, serve_jwks
 from tests.helpers.projects import ProjectCredentials
 from tests.helpers.servers import derive_settings, serve
 
+# About where the service may send requests, not the database: one of the two passes runs it.
+pytestmark = pytest.mark.either_database
+
 ISSUER = "https://login.example/tenant"
 AUDIENCE = "ramp-app"
 KEY = rsa.generate_private_key(public_exponent=65537, key_size=2048)

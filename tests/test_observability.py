@@ -60,6 +60,9 @@ from tests.helpers.servers import derive_settings, serve
 from tests.helpers.webhook_api import add_endpoint
 from tests.helpers.webhook_receiver import Receiver, receiving
 
+# About request ids, traces and metrics, not the database: one of the two passes runs it.
+pytestmark = pytest.mark.either_database
+
 EXPORTED = InMemorySpanExporter()
 
 

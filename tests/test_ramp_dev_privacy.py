@@ -4,46 +4,24 @@ amounts, customer ids and deposit instructions), and its logs hold no link token
 
 from __future__ import annotations
 
-import os
 import stat
-from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
 
-from bench.sandbox import SandboxProcess
-
-
-class Stack(SandboxProcess):
-    def __init__(self, data_dir: Path) -> None:
-        super().__init__(data_dir)
-        self.data_dir = data_dir
+from tests.helpers.sandbox import LEFT_READABLE, SharedSandbox
 
 
 @pytest.fixture(scope="module")
-def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
-    data_dir = tmp_path_factory.mktemp("privacy") / "data"
-    # What an older version left readable is tightened on start.
-    data_dir.mkdir(mode=0o755)
-    left_readable = data_dir / "written-by-an-older-version.json"
-    left_readable.write_text("{}")
-    left_readable.chmod(0o644)
-    previous = os.umask(0o022)  # the usual default, inherited: world-readable files
-    try:
-        dev = Stack(data_dir)
-    finally:
-        os.umask(previous)
-    try:
-        dev.credentials()
-        yield dev
-    finally:
-        code, left = dev.interrupt()
-    assert code == 0, dev.log
-    assert left == []
+def stack(shared_sandbox: SharedSandbox) -> SharedSandbox:
+    """The module's sandbox (tests/helpers/sandbox.py): a new data dir that held a file an
+    older version left readable, started with a umask that leaves new files readable."""
+    assert (shared_sandbox.data_dir / LEFT_READABLE).exists()
+    return shared_sandbox
 
 
-def test_every_file_the_stack_writes_is_private(stack: Stack) -> None:
+def test_every_file_the_stack_writes_is_private(stack: SharedSandbox) -> None:
     client_id, secret = stack.credentials()
     # A write through every part: the API and the worker write to Temporal too.
     created = httpx.post(
@@ -57,7 +35,7 @@ def test_every_file_the_stack_writes_is_private(stack: Stack) -> None:
     assert _loose_modes(data_dir) == {}
 
 
-def test_a_setup_link_never_reaches_the_access_log(stack: Stack) -> None:
+def test_a_setup_link_never_reaches_the_access_log(stack: SharedSandbox) -> None:
     token = "setup-link-token-that-must-not-be-logged"
     for path in (f"/dashboard/join/{token}", f"/dashboard/join/{token}?next=1"):
         answered = httpx.get(f"{stack.api}{path}")

@@ -9,7 +9,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from bench.sandbox import SandboxProcess
+from tests.helpers.sandbox import SharedSandbox
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 DOCUMENTED_API = "http://127.0.0.1:8000"
@@ -53,34 +53,32 @@ def test_the_pattern_of_a_documented_line() -> None:
     )
 
 
-def test_the_readme_walk_prints_what_the_readme_shows(tmp_path: Path) -> None:
+def test_the_readme_walk_prints_what_the_readme_shows(shared_sandbox: SharedSandbox) -> None:
+    """Against a sandbox started as a new user starts it (tests/helpers/sandbox.py: shared
+    with the privacy tests, which only read it; it must end with Ctrl-C, exit 0)."""
     for tool in ("bash", "curl", "jq"):
         assert shutil.which(tool), f"{tool} is missing: ./scripts/test installs curl and jq"
     script = walk()
     documented = [line[3:] for line in script.splitlines() if line.startswith("#> ")]
     assert len(documented) >= 15
-    sandbox = SandboxProcess(tmp_path / "data")
-    try:
-        client_id, secret = sandbox.credentials()
-        # The reader's two edits: where the API is, and the demo credentials.
-        runnable = script.replace(f"API={DOCUMENTED_API}/v1", f"API={sandbox.api}/v1").replace(
-            "AUTH=ci_sandbox_...:sk_sandbox_...", f"AUTH={client_id}:{secret}"
-        )
-        assert runnable.count(sandbox.api) == 1
-        assert runnable.count(secret) == 1
-        done = subprocess.run(
-            [str(shutil.which("bash")), "-euo", "pipefail", "-c", runnable],
-            capture_output=True,
-            text=True,
-            timeout=90,
-            check=False,
-        )
-    finally:
-        code, _ = sandbox.interrupt()
+    sandbox = shared_sandbox
+    client_id, secret = sandbox.credentials()
+    # The reader's two edits: where the API is, and the demo credentials.
+    runnable = script.replace(f"API={DOCUMENTED_API}/v1", f"API={sandbox.api}/v1").replace(
+        "AUTH=ci_sandbox_...:sk_sandbox_...", f"AUTH={client_id}:{secret}"
+    )
+    assert runnable.count(sandbox.api) == 1
+    assert runnable.count(secret) == 1
+    done = subprocess.run(
+        [str(shutil.which("bash")), "-euo", "pipefail", "-c", runnable],
+        capture_output=True,
+        text=True,
+        timeout=90,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr + sandbox.log
     assert done.stderr == ""
     printed = done.stdout.splitlines()
     assert len(printed) == len(documented), done.stdout
     for shown, line in zip(printed, documented, strict=True):
         assert pattern(line, sandbox.api).fullmatch(shown), (line, shown)
-    assert code == 0
