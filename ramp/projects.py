@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta
 
@@ -126,6 +127,15 @@ async def project_providers(session: AsyncSession, project: Project) -> tuple[Pr
     return tuple(provider for provider, _ in await routing_accounts(session, project.id))
 
 
+# What takes part in a project's routing: its active provider accounts that the
+# provider has not refused. Also joined to the credentials' lookup (ramp/authentication.py).
+IN_ROUTING = (
+    col(ProviderAccount.active) == True,  # noqa: E712  (SQL expression)
+    # An account whose credentials the provider refused is out of routing.
+    col(ProviderAccount.status) == "HEALTHY",
+)
+
+
 async def routing_accounts(
     session: AsyncSession, project_id: str
 ) -> tuple[tuple[Provider, str], ...]:
@@ -135,20 +145,22 @@ async def routing_accounts(
         await session.exec(
             select(Project.environment, ProviderAccount.provider_code, ProviderAccount.id)
             .join(ProviderAccount, col(ProviderAccount.project_id) == Project.id)
-            .where(
-                Project.id == project_id,
-                ProviderAccount.active == True,  # noqa: E712  (SQL expression)
-                # An account whose credentials the provider refused is out of routing.
-                ProviderAccount.status == "HEALTHY",
-            )
+            .where(Project.id == project_id, *IN_ROUTING)
         )
     ).all()
     if not rows:
         return ()
-    accounts = {code: account_id for _, code, account_id in rows}
+    return in_catalog_order(rows[0][0], {code: account_id for _, code, account_id in rows})
+
+
+def in_catalog_order(
+    environment: str, accounts: Mapping[str, str]
+) -> tuple[tuple[Provider, str], ...]:
+    """The providers of `accounts` (provider code: provider account id), in the catalog
+    order of the environment, each with its account id."""
     return tuple(
         (provider, accounts[provider.code])
-        for provider in providers_for(rows[0][0])
+        for provider in providers_for(environment)
         if provider.code in accounts
     )
 
