@@ -27,16 +27,22 @@ class RoutedProject:
     providers: tuple[Provider, ...]
 
 
+# Statements built once, with their cache keys: every authenticated request runs one,
+# and making it costs about what running it does.
+_PROJECT = select(Project).where(col(Project.client_id) == bindparam("client_id"))
+
+
 async def project_by_client_credentials(
     session: AsyncSession, client_id: str, client_secret: str, *, environment: str, now: datetime
 ) -> Project | None:
     """The project these credentials authenticate in this environment, or None."""
-    project = (await session.exec(select(Project).where(Project.client_id == client_id))).first()
+    found = await session.exec(_PROJECT, params={"client_id": client_id})
+    project = found.first()
     return project if _authenticates(project, client_secret, environment, now) else None
 
 
-# Built once (its cache key too): the project of a client id, a row per provider
-# account in its routing (one row with none when it has none).
+# The project of a client id, a row per provider account in its routing (one row with
+# none when it has none).
 _ROUTED_PROJECT = (
     select(Project, ProviderAccount.provider_code, ProviderAccount.id)
     .outerjoin(ProviderAccount, and_(col(ProviderAccount.project_id) == Project.id, *IN_ROUTING))
