@@ -20,6 +20,7 @@ import asyncio
 import json
 import os
 import shutil
+import signal
 import subprocess
 import tempfile
 from pathlib import Path
@@ -103,11 +104,14 @@ async def measure(
             if only and name not in only and not name.startswith("floor"):
                 continue
             await run(client, call, 50, callers)  # warm-up: connections, caches
+            status = (await call(client, 300_000)).status_code
             spy = None
-            if name == profile and shutil.which("py-spy"):
-                spy = subprocess.Popen(
-                    ["py-spy", "record", "--pid", str(pid), "--format", "raw", "--rate", "250", "--gil",
-                     "--output", str(profile_out), "--nonblocking"],
+            py_spy = shutil.which("py-spy")
+            if name == profile and py_spy:
+                spy = await asyncio.create_subprocess_exec(
+                    *[py_spy, "record", "--pid", str(pid), "--format", "raw", "--rate", "250"],
+                    # Only the thread that holds the GIL: what Python runs, in either thread.
+                    *["--gil", "--nonblocking", "--output", str(profile_out)],
                     stdout=subprocess.DEVNULL,
                     stderr=subprocess.DEVNULL,
                 )
@@ -117,9 +121,10 @@ async def measure(
             main_after, others_after = cpu_by_thread(pid)
             main, others = main_after - main_before, others_after - others_before
             if spy is not None:
-                spy.send_signal(2)
-                spy.wait(timeout=60)
+                spy.send_signal(signal.SIGINT)
+                await asyncio.wait_for(spy.wait(), timeout=60)
             results[name] = {
+                "status": status,
                 "cpu_ms_per_request": round((main + others) * 1000 / requests, 3),
                 "event_loop_thread_ms": round(main * 1000 / requests, 3),
                 "other_threads_ms": round(others * 1000 / requests, 3),
