@@ -23,6 +23,7 @@ import shutil
 import signal
 import subprocess
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -117,7 +118,9 @@ async def measure(
                 )
                 await asyncio.sleep(1.0)
             main_before, others_before = cpu_by_thread(pid)
+            started = time.perf_counter()
             await run(client, call, requests, callers)
+            elapsed = time.perf_counter() - started
             main_after, others_after = cpu_by_thread(pid)
             main, others = main_after - main_before, others_after - others_before
             if spy is not None:
@@ -125,6 +128,7 @@ async def measure(
                 await asyncio.wait_for(spy.wait(), timeout=60)
             results[name] = {
                 "status": status,
+                "throughput_rps": round(requests / elapsed, 1),
                 "cpu_ms_per_request": round((main + others) * 1000 / requests, 3),
                 "event_loop_thread_ms": round(main * 1000 / requests, 3),
                 "other_threads_ms": round(others * 1000 / requests, 3),

@@ -28,13 +28,7 @@ def create_engine(settings: Settings, *, pre_ping: bool = True) -> AsyncEngine:
     url = settings.sqlalchemy_url
     if url.startswith("sqlite"):
         prepare_sqlite(settings)
-        # Connections kept open: as many as PostgreSQL's pool and overflow together. A
-        # connection opened past the pool is closed when returned, and on SQLite opening
-        # one costs a thread and four PRAGMAs: with the default pool (5) a burst of 20
-        # requests opened and closed one for most of them.
-        engine = create_async_engine(
-            url, connect_args={"timeout": 30}, pool_size=30, max_overflow=10
-        )
+        engine = create_async_engine(url, connect_args={"timeout": 30})
         event.listen(engine.sync_engine, "connect", _sqlite_pragmas)
     else:
         engine = create_async_engine(url, pool_size=10, max_overflow=20, pool_pre_ping=pre_ping)
