@@ -5,7 +5,8 @@ from __future__ import annotations
 import base64
 import binascii
 from collections.abc import Awaitable, Callable
-from typing import TypeVar
+from datetime import datetime
+from typing import Protocol, TypeVar
 
 from sqlmodel.ext.asyncio.session import AsyncSession
 from starlette.requests import Request
@@ -13,10 +14,16 @@ from starlette.requests import Request
 from api.errors import unauthorized
 from api.services import services
 from api.throttling import charge_project, record_auth_failure, refuse_while_throttled
-from ramp.authentication import customer_by_claims, project_by_client_credentials
+from ramp.authentication import (
+    customer_by_claims,
+    project_by_client_credentials,
+    routed_project_by_client_credentials,
+)
+from ramp.catalog import Provider
 from ramp.db.tables import Customer, Project
 from ramp.db.types import utcnow
 from ramp.observability import context
+from ramp.projects import project_providers
 from ramp.security.credentials import CLIENT_ID_SHAPE
 from ramp.security.tokens import InvalidToken
 
@@ -24,6 +31,7 @@ BASIC_CHALLENGE = 'Basic realm="ramp", charset="UTF-8"'
 BEARER_CHALLENGE = 'Bearer realm="ramp"'
 
 T = TypeVar("T")
+T_co = TypeVar("T_co", covariant=True)
 # Where a request keeps the caller once authenticated: authentication runs (and is
 # charged to the project's budget) once per request, however many layers ask. In the
 # request's own scope: `request.state` may be shared with the lifespan's state.
@@ -64,6 +72,41 @@ async def authenticate_project(request: Request, session: AsyncSession | None = 
     if cached is not None:
         # Already authenticated (and counted) for this request: by api/idempotency.py.
         return cached
+    return await _authenticated(request, session, project_by_client_credentials, lambda p: p)
+
+
+async def authenticate_routed_project(
+    request: Request, session: AsyncSession
+) -> tuple[Project, tuple[Provider, ...]]:
+    """As `authenticate_project`, with the providers the project routes through, found
+    by the same statement (the catalog's reads)."""
+    cached: Project | None = request.scope.get(_PROJECT)
+    if cached is not None:
+        return cached, await project_providers(session, cached)
+    routed = await _authenticated(
+        request, session, routed_project_by_client_credentials, lambda r: r.project
+    )
+    return routed.project, routed.providers
+
+
+class _CredentialsLookup(Protocol[T_co]):
+    def __call__(
+        self,
+        session: AsyncSession,
+        client_id: str,
+        client_secret: str,
+        *,
+        environment: str,
+        now: datetime,
+    ) -> Awaitable[T_co | None]: ...
+
+
+async def _authenticated(
+    request: Request,
+    session: AsyncSession | None,
+    lookup: _CredentialsLookup[T],
+    project_of: Callable[[T], Project],
+) -> T:
     app = services(request)
     value = _authorization(request, "Basic", BASIC_CHALLENGE)
     try:
@@ -79,21 +122,22 @@ async def authenticate_project(request: Request, session: AsyncSession | None = 
         # A client id we could never have issued is not worth a database query.
         await record_auth_failure(request, None)
         raise unauthorized("INVALID_CREDENTIALS", "invalid client credentials", BASIC_CHALLENGE)
-    project = await _in_session(
+    found = await _in_session(
         request,
         session,
-        lambda db: project_by_client_credentials(
+        lambda db: lookup(
             db, client_id, client_secret, environment=app.settings.ramp_env, now=utcnow()
         ),
     )
-    if project is None:
+    if found is None:
         # Unknown ids are counted like known ones: the throttle does not tell them apart.
         await record_auth_failure(request, throttled_id)
         raise unauthorized("INVALID_CREDENTIALS", "invalid client credentials", BASIC_CHALLENGE)
+    project = project_of(found)
     await charge_project(request, project.id)
     context.project_id.set(project.id)  # for the log lines of the rest of the request
     request.scope[_PROJECT] = project
-    return project
+    return found
 
 
 async def authenticate_customer(request: Request, session: AsyncSession | None = None) -> Customer:

@@ -5,14 +5,14 @@ from __future__ import annotations
 from starlette.requests import Request
 from starlette.responses import Response
 
-from api.auth import authenticate_project
+from api.auth import authenticate_project, authenticate_routed_project
 from api.errors import bad_request
 from api.render import json_list, json_resource, provider_resource
 from api.schemas import RequirementsResource, RouteResource
 from api.services import services
 from ramp.catalog import Provider, supported_routes
 from ramp.external_accounts.service import requirements_for_route
-from ramp.projects import NO_PROVIDER_ACCOUNT, project_providers
+from ramp.projects import NO_PROVIDER_ACCOUNT
 from ramp.routing.health import provider_health
 
 # An empty list keeps the specification's shape (an array); this header says why it is
@@ -36,21 +36,33 @@ def _hinted(response: Response, providers: tuple[Provider, ...]) -> Response:
 
 async def authenticated_providers(request: Request) -> tuple[Provider, ...]:
     """The providers of the project whose credentials the request carries (no body to
-    read: one session for both lookups)."""
+    read: one session, one statement for both)."""
     async with services(request).db() as session:
-        project = await authenticate_project(request, session)
-        return await project_providers(session, project)
+        _, providers = await authenticate_routed_project(request, session)
+        return providers
 
 
 async def list_supported_currencies(request: Request) -> Response:
     providers = await authenticated_providers(request)
-    return _hinted(
-        json_list(
-            RouteResource(from_code=r.from_code, to_code=r.to_code, provider_ids=r.provider_ids)
-            for r in supported_routes(providers)
-        ),
-        providers,
-    )
+    return _hinted(Response(_routes_json(providers), media_type="application/json"), providers)
+
+
+# The routes of a set of providers are code (the catalog): their JSON is made once per
+# set in a process, keyed by the providers' ids. Which providers a project routes
+# through is still read on every request. A handful of sets at most: a few providers.
+_ROUTES_JSON: dict[tuple[str, ...], bytes] = {}
+
+
+def _routes_json(providers: tuple[Provider, ...]) -> bytes:
+    key = tuple(provider.id for provider in providers)
+    if key not in _ROUTES_JSON:
+        _ROUTES_JSON[key] = bytes(
+            json_list(
+                RouteResource(from_code=r.from_code, to_code=r.to_code, provider_ids=r.provider_ids)
+                for r in supported_routes(providers)
+            ).body
+        )
+    return _ROUTES_JSON[key]
 
 
 async def list_providers(request: Request) -> Response:

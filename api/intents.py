@@ -36,8 +36,9 @@ from api.services import Services, services
 from ramp.db.tables import Customer, IntentRow
 from ramp.intents.inline_accounts import InlineAccounts
 from ramp.intents.lifecycle import workflow_id
-from ramp.intents.service import IntentOrder, IntentService, IntentView
+from ramp.intents.service import IntentOrder, IntentService
 from ramp.intents.states import TERMINAL_INTENT_STATUSES, IntentStatus
+from ramp.intents.views import IntentView, read_view
 from ramp.intents.workflow_client import IntentWorkflowClient
 
 IDEMPOTENCY_HEADER = "idempotency-key"
@@ -102,9 +103,12 @@ async def list_intents(request: Request) -> Response:
 
 
 async def get_intent(request: Request) -> Response:
+    """GET /intent/{id}: no body to wait for, so one session (one connection) serves
+    the authentication and the read (ramp/intents/views.py: one statement)."""
     app = services(request)
-    customer = await _customer(request)
-    view = await intent_service(app).get(customer.id, request.path_params["id"])
+    async with app.db() as session:
+        customer = await authenticate_customer(request, session)
+        view = await read_view(session, customer.id, request.path_params["id"])
     return json_resource(render_intent(app, view))
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta
 
@@ -126,6 +127,15 @@ async def project_providers(session: AsyncSession, project: Project) -> tuple[Pr
     return tuple(provider for provider, _ in await routing_accounts(session, project.id))
 
 
+# What takes part in a project's routing: its active provider accounts that the
+# provider has not refused. Also joined to the credentials' lookup (ramp/authentication.py).
+IN_ROUTING = (
+    col(ProviderAccount.active) == True,  # noqa: E712  (SQL expression)
+    # An account whose credentials the provider refused is out of routing.
+    col(ProviderAccount.status) == "HEALTHY",
+)
+
+
 @dataclass(frozen=True)
 class RoutingAccount:
     """One provider account a project routes through: a routing candidate."""
@@ -145,12 +155,7 @@ async def routing_candidates(session: AsyncSession, project_id: str) -> tuple[Ro
         await session.exec(
             select(Project.environment, ProviderAccount)
             .join(ProviderAccount, col(ProviderAccount.project_id) == Project.id)
-            .where(
-                Project.id == project_id,
-                ProviderAccount.active == True,  # noqa: E712  (SQL expression)
-                # An account whose credentials the provider refused is out of routing.
-                ProviderAccount.status == "HEALTHY",
-            )
+            .where(Project.id == project_id, *IN_ROUTING)
         )
     ).all()
     if not rows:
@@ -176,6 +181,18 @@ async def routing_accounts(
     for candidate in await routing_candidates(session, project_id):
         first.setdefault(candidate.provider.code, (candidate.provider, candidate.account_id))
     return tuple(first.values())
+
+
+def in_catalog_order(
+    environment: str, accounts: Mapping[str, str]
+) -> tuple[tuple[Provider, str], ...]:
+    """The providers of `accounts` (provider code: provider account id), in the catalog
+    order of the environment, each with its account id."""
+    return tuple(
+        (provider, accounts[provider.code])
+        for provider in providers_for(environment)
+        if provider.code in accounts
+    )
 
 
 # --- client secret rotation -------------------------------------------------------

@@ -20,8 +20,8 @@ from ramp.db.engine import read_snapshot
 from ramp.db.keyset import Page, PageRequest
 from ramp.db.tables import IntentRow
 from ramp.errors import InvalidInput, RequestError
-from ramp.intents.service import IntentView, load_views
 from ramp.intents.states import IntentStatus
+from ramp.intents.views import IntentView, load_views
 
 
 @dataclass(frozen=True)

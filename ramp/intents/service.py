@@ -12,7 +12,7 @@ import hashlib
 import json
 import logging
 import uuid
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from datetime import timedelta
 
@@ -27,7 +27,6 @@ from ramp.db import keyset
 from ramp.db.engine import read_snapshot
 from ramp.db.keyset import Page, PageRequest
 from ramp.db.tables import (
-    ComplianceStepRow,
     Customer,
     ExternalAccount,
     IntentRow,
@@ -43,7 +42,6 @@ from ramp.errors import (
     Refused,
     Unavailable,
 )
-from ramp.external_accounts.lookup import accounts_by_id
 from ramp.idempotency.store import check_key, key_reused
 from ramp.intents.amounts import AmountProblem, parse_amount
 from ramp.intents.inline_accounts import (
@@ -56,6 +54,7 @@ from ramp.intents.models import IntentRequest, IntentState
 from ramp.intents.projection import project
 from ramp.intents.redirects import check_redirects
 from ramp.intents.states import TERMINAL_INTENT_STATUSES, IntentStatus, PlanStatus
+from ramp.intents.views import IntentView, load_views, owned_accounts, read_view, view_of
 from ramp.intents.workflow_client import IntentWorkflowClient, WorkflowEnded
 from ramp.observability import metrics
 
@@ -81,17 +80,6 @@ class IntentOrder:
     checkout_redirect_url: str | None = None
     # A held quote (GET /v1/intent/quote): its provider, while it is valid (issue 26).
     quote_id: str | None = None
-
-
-@dataclass(frozen=True)
-class IntentView:
-    """An intent as its projection rows, with its two external accounts."""
-
-    intent: IntentRow
-    steps: Sequence[ComplianceStepRow]
-    transaction: TransactionRow | None
-    source: ExternalAccount
-    destination: ExternalAccount
 
 
 @dataclass(frozen=True)
@@ -177,7 +165,7 @@ class IntentService:
             final = stored is not None and IntentStatus(stored.status) in TERMINAL_INTENT_STATUSES
             if not final:
                 # For the answer: the workflow's state plus these, with no read afterwards.
-                accounts = await _accounts(
+                accounts = await owned_accounts(
                     session,
                     customer_id,
                     [order.src_external_account_id, order.dest_external_account_id],
@@ -266,7 +254,7 @@ class IntentService:
         """
         async with self._db() as session:
             intent = await _owned_intent(session, customer_id, intent_id)
-            accounts = await _accounts(
+            accounts = await owned_accounts(
                 session, customer_id, [intent.src_account_id, intent.dest_account_id]
             )
         try:
@@ -284,7 +272,7 @@ class IntentService:
         update decides); an intent whose workflow has ended is final: 409."""
         async with self._db() as session:
             intent = await _owned_intent(session, customer_id, intent_id)
-            accounts = await _accounts(
+            accounts = await owned_accounts(
                 session, customer_id, [intent.src_account_id, intent.dest_account_id]
             )
         try:
@@ -304,9 +292,7 @@ class IntentService:
 
     async def get(self, customer_id: str, intent_id: str) -> IntentView:
         async with self._db() as session:
-            await read_snapshot(session)
-            intent = await _owned_intent(session, customer_id, intent_id)
-            return (await load_views(session, [intent]))[0]
+            return await read_view(session, customer_id, intent_id)
 
     async def transaction(self, customer_id: str, intent_id: str) -> TransactionRow:
         """The transaction of one of the customer's intents; NotFound before it exists."""
@@ -363,64 +349,10 @@ class IntentService:
         return Refused(*refusal)
 
 
-async def load_views(session: AsyncSession, intents: Sequence[IntentRow]) -> list[IntentView]:
-    """Views of `intents` (one customer's, or a project's), with three queries whatever
-    their number."""
-    if not intents:
-        return []
-    ids = [intent.id for intent in intents]
-    steps = (
-        await session.exec(
-            select(ComplianceStepRow).where(col(ComplianceStepRow.intent_id).in_(ids))
-        )
-    ).all()
-    transactions = {
-        row.intent_id: row
-        for row in (
-            await session.exec(select(TransactionRow).where(col(TransactionRow.intent_id).in_(ids)))
-        ).all()
-    }
-    accounts = await _accounts(
-        session,
-        {intent.customer_id for intent in intents},
-        {i.src_account_id for i in intents} | {i.dest_account_id for i in intents},
-    )
-    return [
-        _view(
-            intent,
-            [step for step in steps if step.intent_id == intent.id],
-            transactions.get(intent.id),
-            accounts,
-        )
-        for intent in intents
-    ]
-
-
 def _written(state: IntentState, accounts: Mapping[str, ExternalAccount]) -> IntentView:
     """The view of what a workflow update just wrote, from the same projection rows."""
     rows = project(state)
-    return _view(rows.intent, rows.steps, rows.transaction, accounts)
-
-
-def _view(
-    intent: IntentRow,
-    steps: Sequence[ComplianceStepRow],
-    transaction: TransactionRow | None,
-    accounts: Mapping[str, ExternalAccount],
-) -> IntentView:
-    return IntentView(
-        intent,
-        steps,
-        transaction,
-        accounts[intent.src_account_id],
-        accounts[intent.dest_account_id],
-    )
-
-
-async def _accounts(
-    session: AsyncSession, customer_ids: str | Iterable[str], ids: Iterable[str]
-) -> dict[str, ExternalAccount]:
-    return await accounts_by_id(session, ids, owners=customer_ids)
+    return view_of(rows.intent, rows.steps, rows.transaction, accounts)
 
 
 async def _owned_intent(session: AsyncSession, customer_id: str, intent_id: str) -> IntentRow:
