@@ -47,8 +47,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
 
     @asynccontextmanager
     async def lifespan(_app: Starlette) -> AsyncIterator[dict[str, Any]]:
-        # Reads are most of the API's work: one trip per SQLite statement.
-        engine = create_engine(settings, one_trip=True)
+        engine = create_engine(settings)
         # Lazy: the API starts (and /healthz reports) even while Temporal is down.
         client = await temporal.connect(settings, lazy=True)
         limiter = limiter_from_settings(settings)

@@ -14,26 +14,21 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 
 from ramp.config import Settings
 from ramp.db.encrypted import attach_secret_box
-from ramp.db.sqlite_trips import OneTripDbapi
 from ramp.security.encryption import SecretBox
 from ramp.security.files import private_dir, private_sqlite_file
 
 
-def create_engine(
-    settings: Settings, *, pre_ping: bool = True, one_trip: bool = False
-) -> AsyncEngine:
+def create_engine(settings: Settings, *, pre_ping: bool = True) -> AsyncEngine:
     """`pre_ping` tests each pooled PostgreSQL connection before use (a round trip):
     the API wants it, so a database restart costs no failed request; activities retry
-    on their own and skip it. `one_trip` runs each SQLite statement in one trip to
-    aiosqlite's thread rather than four (ramp/db/sqlite_trips.py): the API's.
+    on their own and skip it.
 
     The engine carries the encryption keys, when set, for the encrypted columns
     (ramp/db/encrypted.py)."""
     url = settings.sqlalchemy_url
     if url.startswith("sqlite"):
         prepare_sqlite(settings)
-        options: dict[str, Any] = {"module": OneTripDbapi()} if one_trip else {}
-        engine = create_async_engine(url, connect_args={"timeout": 30}, **options)
+        engine = create_async_engine(url, connect_args={"timeout": 30})
         event.listen(engine.sync_engine, "connect", _sqlite_pragmas)
     else:
         engine = create_async_engine(url, pool_size=10, max_overflow=20, pool_pre_ping=pre_ping)
