@@ -97,6 +97,37 @@ async def notify(
     assert answer.status_code == 200, answer.text
 
 
+async def open_intent(
+    http: httpx.AsyncClient,
+    token: str,
+    accounts: tuple[str, str],
+    amount: str,
+    *,
+    auto_execute: bool | None = None,
+) -> httpx.Response:
+    """`POST /v1/intent` for the customer's account pair, answered 201."""
+    body: dict[str, Any] = {
+        "srcExternalAccountId": accounts[0], "destExternalAccountId": accounts[1],
+        "amount": amount,
+    }  # fmt: skip
+    if auto_execute is not None:
+        body["autoExecute"] = auto_execute
+    opened = await http.post("/v1/intent", json=body, headers=bearer(token))
+    assert opened.status_code == 201, opened.text
+    return opened
+
+
+async def profile_made(
+    http: httpx.AsyncClient, token: str, intent_id: str, monerium: MoneriumSimulator
+) -> dict[str, Any]:
+    """The one Monerium profile, once the intent's compliance plan has made it (under our
+    id, when the plan is first asked for)."""
+    await wait_for_intent(http, token, intent_id, lambda _: bool(monerium.profiles),
+                          within=WITHIN)  # fmt: skip
+    [profile] = monerium.profiles.values()
+    return profile
+
+
 @pytest.mark.parametrize(
     ("currency", "chain"),
     [("EURE_GNOSIS", "chiado"), ("EURE_POLYGON", "amoy")],
@@ -152,20 +183,12 @@ async def test_an_onramp_mints_eure_for_a_sepa_payment_quoting_our_reference(
     accounts = await register_accounts(
         http, token, "EUR", currency, copy.deepcopy(SEPA), wallet(currency, address)
     )
-    opened = await http.post(
-        "/v1/intent",
-        json={"srcExternalAccountId": accounts[0], "destExternalAccountId": accounts[1],
-              "amount": "250.00", "autoExecute": True},
-        headers=bearer(token),
-    )  # fmt: skip
-    assert opened.status_code == 201, opened.text
+    opened = await open_intent(http, token, accounts, "250.00", auto_execute=True)
     intent_id = opened.json()["intent"]["id"]
     steps = {s["code"] for s in opened.json()["intent"]["compliancePlan"]["steps"]}
     assert steps == {"KYC_BASIC", "PROOF_OF_ADDRESS"}
     # The profile is made under our id when the compliance plan is asked for.
-    await wait_for_intent(http, token, intent_id, lambda _: bool(monerium.profiles),
-                          within=WITHIN)  # fmt: skip
-    [profile] = monerium.profiles.values()
+    profile = await profile_made(http, token, intent_id, monerium)
     # The customer linked the wallet earlier, on the intent's chain.
     monerium.addresses[address.lower()] = {
         "profile": profile["id"], "address": address, "chains": [chain]}  # fmt: skip
@@ -236,17 +259,9 @@ async def test_a_declined_onramp_is_placed_when_asked_again_after_the_link(
     accounts = await register_accounts(
         http, token, "EUR", "EURE_GNOSIS", copy.deepcopy(SEPA), wallet("EURE_GNOSIS", address)
     )
-    opened = await http.post(
-        "/v1/intent",
-        json={"srcExternalAccountId": accounts[0], "destExternalAccountId": accounts[1],
-              "amount": "40.00", "autoExecute": False},
-        headers=bearer(token),
-    )  # fmt: skip
-    assert opened.status_code == 201, opened.text
+    opened = await open_intent(http, token, accounts, "40.00", auto_execute=False)
     intent_id = opened.json()["intent"]["id"]
-    await wait_for_intent(http, token, intent_id, lambda _: bool(monerium.profiles),
-                          within=WITHIN)  # fmt: skip
-    [profile] = monerium.profiles.values()
+    profile = await profile_made(http, token, intent_id, monerium)
     await monerium.set_profile_state(profile["id"], "approved")
     await notify(http, monerium, f"/v1/provider-webhooks/{account.id}", secret,
                  "profile.updated", profile)  # fmt: skip
@@ -315,18 +330,10 @@ async def test_an_offramp_is_signed_through_the_api_and_redeemed(
         http, token, "EURE_GNOSIS", "EUR", wallet("EURE_GNOSIS", WALLET.address),
         copy.deepcopy(SEPA),
     )  # fmt: skip
-    opened = await http.post(
-        "/v1/intent",
-        json={"srcExternalAccountId": accounts[0], "destExternalAccountId": accounts[1],
-              "amount": "75.50", "autoExecute": False},
-        headers=bearer(token),
-    )  # fmt: skip
-    assert opened.status_code == 201, opened.text
+    opened = await open_intent(http, token, accounts, "75.50", auto_execute=False)
     intent_id = opened.json()["intent"]["id"]
     signature_path = f"/v1/intent/{intent_id}/signature"
-    await wait_for_intent(http, token, intent_id, lambda _: bool(monerium.profiles),
-                          within=WITHIN)  # fmt: skip
-    [profile] = monerium.profiles.values()
+    profile = await profile_made(http, token, intent_id, monerium)
     await monerium.set_profile_state(profile["id"], "approved")
     await notify(http, monerium, path, secret, "profile.updated", profile)
 
@@ -443,18 +450,10 @@ async def test_money_without_our_reference_and_money_off_the_amount(
     )
     intents = []
     for amount in ("120.00", "99.00"):
-        opened = await http.post(
-            "/v1/intent",
-            json={"srcExternalAccountId": accounts[0], "destExternalAccountId": accounts[1],
-                  "amount": amount, "autoExecute": True},
-            headers=bearer(token),
-        )  # fmt: skip
-        assert opened.status_code == 201, opened.text
+        opened = await open_intent(http, token, accounts, amount, auto_execute=True)
         intents.append(opened.json()["intent"]["id"])
         if len(intents) == 1:
-            await wait_for_intent(http, token, intents[0], lambda _: bool(monerium.profiles),
-                                  within=WITHIN)  # fmt: skip
-            [profile] = monerium.profiles.values()
+            profile = await profile_made(http, token, intents[0], monerium)
             monerium.addresses[address.lower()] = {
                 "profile": profile["id"], "address": address, "chains": ["chiado"]}  # fmt: skip
             await monerium.set_profile_state(profile["id"], "approved")
@@ -586,17 +585,10 @@ async def test_the_hosted_forms_are_forwarded_to_the_profile_and_monerium_decide
     accounts = await register_accounts(
         http, token, "EUR", "EURE_GNOSIS", copy.deepcopy(SEPA), wallet("EURE_GNOSIS")
     )
-    opened = await http.post(
-        "/v1/intent",
-        json={"srcExternalAccountId": accounts[0], "destExternalAccountId": accounts[1],
-              "amount": "60.00"},
-        headers=bearer(token),
-    )  # fmt: skip
+    opened = await open_intent(http, token, accounts, "60.00")
     intent_id = opened.json()["intent"]["id"]
     page = onboarding_token(opened.json())
-    await wait_for_intent(http, token, intent_id, lambda _: bool(monerium.profiles),
-                          within=WITHIN)  # fmt: skip
-    [profile] = monerium.profiles.values()
+    profile = await profile_made(http, token, intent_id, monerium)
 
     # Monerium's details need a phone number: its form asks one.
     phoneless = await submit(http, intent_id, page, "KYC_BASIC", kyc_basic())
@@ -696,18 +688,10 @@ async def test_a_customer_onboarded_with_bridge_is_asked_only_what_monerium_need
     accounts = await register_accounts(
         http, token, "EUR", "EURE_GNOSIS", copy.deepcopy(SEPA), wallet("EURE_GNOSIS")
     )
-    opened = await http.post(
-        "/v1/intent",
-        json={"srcExternalAccountId": accounts[0], "destExternalAccountId": accounts[1],
-              "amount": "60.00"},
-        headers=bearer(token),
-    )  # fmt: skip
-    assert opened.status_code == 201, opened.text
+    opened = await open_intent(http, token, accounts, "60.00")
     intent_id = opened.json()["intent"]["id"]
     page = onboarding_token(opened.json())
-    await wait_for_intent(http, token, intent_id, lambda _: bool(monerium.profiles),
-                          within=WITHIN)  # fmt: skip
-    [profile] = monerium.profiles.values()
+    profile = await profile_made(http, token, intent_id, monerium)
 
     view = await onboarding(http, intent_id, page)
     [offer] = view["sharing"]
