@@ -27,6 +27,7 @@ from ramp.intents.models import IntentRequest
 from ramp.projects import RoutingAccount
 from ramp.provider_accounts import service
 from ramp.provider_accounts.credentials import CredentialsMismatch
+from ramp.routing.candidates import project_route
 from ramp.routing.health import DOWN_AFTER, Health, apply_call
 from ramp.routing.strategy import Strategy, rank_accounts
 from ramp.security.encryption import SecretBox
@@ -460,10 +461,13 @@ async def test_down_accounts_are_skipped_one_by_one_with_their_reasons(
     )
 
     async def route(**changes: Any) -> tuple[list[str], dict[str, list[str]]]:
-        routed = await route_payment(
-            sessions, request.model_copy(update=changes), candidates, eligible, {}, facts,
-            connectors=Connectors.from_settings(migrated), secret_box=None,
-        )  # fmt: skip
+        async with sessions() as session:
+            # As select_provider reads it: the accounts with their health, the strategy.
+            found = await project_route(session, project_id)
+            assert found.accounts == candidates
+            routed = await route_payment(
+                session, request.model_copy(update=changes), found, eligible, {}, facts
+            )
         return [c.account_id for c in routed.ranked], routed.rejected
 
     assert await route() == ([b.id, a.id], {})
