@@ -71,9 +71,9 @@ from ramp.intents.projection import project
 from ramp.intents.states import TERMINAL_INTENT_STATUSES, IntentStatus
 from ramp.observability import metrics
 from ramp.quotes.accounts import ConnectorQuoter
-from ramp.quotes.partner_fee import partner_fee_bps
 from ramp.quotes.receipt import order_receipt
 from ramp.routing.candidates import project_route
+from ramp.routing.order_reads import order_reads
 from ramp.security.encryption import SecretBox
 from ramp.temporal import application_error
 from ramp.webhooks.outbox import WebhookOutbox
@@ -226,15 +226,13 @@ class IntentActivities:
     async def create_transaction(self, request: TransactionRequest) -> ProviderTransaction:
         """Places the order with an in-process provider (the sandbox's mocks, `LOCAL`
         connectors); returns its reference, deposit instructions and receipt."""
+        # The accounts with the partner fee (for the receipt): one statement.
         async with self._db() as session:
-            accounts = await accounts_by_id(
-                session, [request.src_account_id, request.dest_account_id]
-            )
-            # Intents keep their accounts: external accounts are never deleted.
-            source = accounts[request.src_account_id]
-            # For the receipt: read with the accounts, one session per order.
-            partner_bps = await partner_fee_bps(session, source.project_id)
-        destination = accounts[request.dest_account_id]
+            reads = await order_reads(session, [request.src_account_id, request.dest_account_id])
+        # Intents keep their accounts: external accounts are never deleted.
+        source = reads.accounts[request.src_account_id]
+        destination = reads.accounts[request.dest_account_id]
+        partner_bps = reads.partner_fee_bps
         order = TransactionOrder(
             transaction_id=request.transaction_id,
             movement_type=request.movement_type,

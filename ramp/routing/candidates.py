@@ -42,13 +42,7 @@ async def project_route(session: AsyncSession, project_id: str) -> ProjectRoute:
     rows = (
         await session.exec(
             select(
-                Project.environment,
-                ProjectRouting.strategy,
-                ProviderAccount.id,
-                ProviderAccount.provider_code,
-                ProviderAccount.priority,
-                ProviderAccount.name,
-                ProviderAccountHealth,
+                Project.environment, ProjectRouting.strategy, ProviderAccount, ProviderAccountHealth
             )
             .select_from(Project)
             .outerjoin(ProjectRouting, col(ProjectRouting.project_id) == Project.id)
@@ -73,11 +67,13 @@ async def project_route(session: AsyncSession, project_id: str) -> ProjectRoute:
     environment, strategy = rows[0][0], rows[0][1]
     by_code: dict[str, list[tuple[int, str, str]]] = {}
     health: dict[str, AccountHealth] = {}
-    for _, _, account_id, code, priority, name, row in rows:
-        if account_id is None:
+    for _, _, account, row in rows:
+        if account is None:
             continue
-        by_code.setdefault(code, []).append((priority, name, account_id))
-        health[account_id] = healthy(account_id) if row is None else health_view(row)
+        by_code.setdefault(account.provider_code, []).append(
+            (account.priority, account.name, account.id)
+        )
+        health[account.id] = healthy(account.id) if row is None else health_view(row)
     accounts = tuple(
         RoutingAccount(provider, account_id, name, priority)
         for provider in providers_for(environment)

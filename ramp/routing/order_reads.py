@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import literal, null
+from sqlalchemy import String, literal
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
@@ -40,21 +40,23 @@ async def order_reads(
     """The accounts of `account_ids` (the source first) with their projects' partner fee
     and, when `provider_account_id` is given, that provider account's sandbox behaviour:
     LEFT JOINs, so no fee row is 0 and no behaviour row is UP."""
-    query = select(ExternalAccount, PartnerFee.bps).select_from(ExternalAccount)
-    if provider_account_id is None:
-        statement = query.add_columns(null(), null())
-    else:
-        statement = query.add_columns(
-            SandboxProviderBehaviour.mode, SandboxProviderBehaviour.until
-        ).outerjoin(
-            SandboxProviderBehaviour,
-            col(SandboxProviderBehaviour.provider_account_id) == literal(provider_account_id),
-        )
+    # Not asked (None): `= NULL` matches no row, and the behaviour reads UP.
+    behaviour_of = literal(provider_account_id, String)
     rows = (
         await session.exec(
-            statement.outerjoin(
-                PartnerFee, col(PartnerFee.project_id) == ExternalAccount.project_id
-            ).where(col(ExternalAccount.id).in_(list(account_ids)))
+            select(
+                ExternalAccount,
+                PartnerFee.bps,
+                SandboxProviderBehaviour.mode,
+                SandboxProviderBehaviour.until,
+            )
+            .select_from(ExternalAccount)
+            .outerjoin(PartnerFee, col(PartnerFee.project_id) == ExternalAccount.project_id)
+            .outerjoin(
+                SandboxProviderBehaviour,
+                col(SandboxProviderBehaviour.provider_account_id) == behaviour_of,
+            )
+            .where(col(ExternalAccount.id).in_(list(account_ids)))
         )
     ).all()
     accounts = {account.id: account for account, *_ in rows}
