@@ -18,7 +18,7 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 from temporalio import activity
 
 from activities.provider_errors import temporal_error
-from activities.routing import route_payment
+from activities.routing import rank_by_price, route_payment
 from ramp.adapters.contract import (
     NotSupported,
     ProviderContext,
@@ -70,10 +70,10 @@ from ramp.intents.models import (
 from ramp.intents.projection import project
 from ramp.intents.states import TERMINAL_INTENT_STATUSES, IntentStatus
 from ramp.observability import metrics
-from ramp.projects import routing_candidates
 from ramp.quotes.accounts import ConnectorQuoter
-from ramp.quotes.partner_fee import partner_fee_bps
 from ramp.quotes.receipt import order_receipt
+from ramp.routing.candidates import project_route
+from ramp.routing.order_reads import order_reads
 from ramp.security.encryption import SecretBox
 from ramp.temporal import application_error
 from ramp.webhooks.outbox import WebhookOutbox
@@ -105,20 +105,23 @@ class IntentActivities:
     @activity.defn
     async def select_provider(self, request: IntentRequest) -> ProviderSelection:
         """Eligibility, selection and amount validation (spec: processing order 1-2, 5)."""
+        # One session, two statements: the accounts, and the project's routing read
+        # whole (its accounts with their health, its strategy: ramp/routing/candidates.py).
         async with self._db() as session:
             source, destination = await _accounts(session, request)
-            routing = await routing_candidates(session, request.project_id)
-        providers = list({a.provider.code: a.provider for a in routing}.values())
-        src = account_facts(source)
-        dest = account_facts(destination)
-        eligible, rejected = eligible_providers(providers, src, dest)
-        # DOWN accounts out, the rest as the project routes (activities/routing.py).
-        routed = await route_payment(
+            route = await project_route(session, request.project_id)
+            providers = list({a.provider.code: a.provider for a in route.accounts}.values())
+            src = account_facts(source)
+            dest = account_facts(destination)
+            eligible, rejected = eligible_providers(providers, src, dest)
+            # DOWN accounts out, the rest in selection order (activities/routing.py).
+            routed = await route_payment(session, request, route, eligible, rejected, (src, dest))
+        # BEST_PRICE asks the providers' quotes: outside the session.
+        routed = await rank_by_price(
             self._db,
             request,
-            routing,
-            eligible,
-            rejected,
+            route,
+            routed,
             (src, dest),
             connectors=self._connectors,
             secret_box=self._secret_box,
@@ -223,15 +226,13 @@ class IntentActivities:
     async def create_transaction(self, request: TransactionRequest) -> ProviderTransaction:
         """Places the order with an in-process provider (the sandbox's mocks, `LOCAL`
         connectors); returns its reference, deposit instructions and receipt."""
+        # The accounts with the partner fee (for the receipt): one statement.
         async with self._db() as session:
-            accounts = await accounts_by_id(
-                session, [request.src_account_id, request.dest_account_id]
-            )
-            # Intents keep their accounts: external accounts are never deleted.
-            source = accounts[request.src_account_id]
-            # For the receipt: read with the accounts, one session per order.
-            partner_bps = await partner_fee_bps(session, source.project_id)
-        destination = accounts[request.dest_account_id]
+            reads = await order_reads(session, [request.src_account_id, request.dest_account_id])
+        # Intents keep their accounts: external accounts are never deleted.
+        source = reads.accounts[request.src_account_id]
+        destination = reads.accounts[request.dest_account_id]
+        partner_bps = reads.partner_fee_bps
         order = TransactionOrder(
             transaction_id=request.transaction_id,
             movement_type=request.movement_type,

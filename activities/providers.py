@@ -47,11 +47,12 @@ from ramp.adapters.contract import (
     TransactionOrder,
 )
 from ramp.adapters.registry import Connectors
+from ramp.adapters.sandbox.behaviour import Behaviour
 from ramp.catalog import MovementType
 from ramp.db.tables import Customer, ProviderCustomer
 from ramp.db.upsert import insert_missing, json_with_key
 from ramp.errors import ProviderCallError
-from ramp.external_accounts.lookup import account_details, accounts_by_id
+from ramp.external_accounts.lookup import account_details
 from ramp.intents.models import ProviderTransaction
 from ramp.intents.provider_calls import (
     ComplianceQuery,
@@ -67,10 +68,10 @@ from ramp.observability import metrics
 from ramp.provider_accounts.service import mark_unhealthy, provider_context
 from ramp.provider_signing.service import stored_authorization
 from ramp.quotes.accounts import ConnectorQuoter
-from ramp.quotes.partner_fee import partner_fee_bps
 from ramp.quotes.receipt import order_receipt
 from ramp.routing import behaviour
 from ramp.routing.health import record_call
+from ramp.routing.order_reads import order_reads
 from ramp.security.encryption import SecretBox
 
 log = logging.getLogger(__name__)
@@ -137,16 +138,18 @@ class ProviderActivities:
     @activity.defn(name="provider_create_transfer")
     async def provider_create_transfer(self, order: TransferOrder) -> ProviderTransaction:
         request = order.request
+        # One statement: the accounts, the partner fee (for the receipt) and, for a
+        # sandbox mock, how its project set it to behave (ramp/routing/order_reads.py).
+        local = self._local(request.provider_code)
         async with self._db() as session:
-            accounts = await accounts_by_id(
-                session, [request.src_account_id, request.dest_account_id]
+            reads = await order_reads(
+                session,
+                [request.src_account_id, request.dest_account_id],
+                order.provider_account_id if local is not None else None,
             )
-            # For the receipt: read with the accounts, one session per order.
-            partner_bps = await partner_fee_bps(
-                session, accounts[request.src_account_id].project_id
-            )
-        source = account_details(accounts[request.src_account_id])
-        destination = account_details(accounts[request.dest_account_id])
+        source = account_details(reads.accounts[request.src_account_id])
+        destination = account_details(reads.accounts[request.dest_account_id])
+        partner_bps = reads.partner_fee_bps
         placed = TransactionOrder(
             transaction_id=request.transaction_id,
             movement_type=request.movement_type,
@@ -154,10 +157,9 @@ class ProviderActivities:
             source=source,
             destination=destination,
         )
-        async with self._calling(order.provider_account_id, request.provider_code) as (
-            connector,
-            ctx,
-        ):
+        async with self._calling(
+            order.provider_account_id, request.provider_code, reads.behaviour
+        ) as (connector, ctx):
             customer = await self._customer(connector, ctx, request.customer_id)
             if isinstance(connector, SigningConnector):
                 # The customer's signature of the order, where the provider asks for one.
@@ -210,17 +212,30 @@ class ProviderActivities:
 
     # --- helpers ------------------------------------------------------------------------
 
+    def _local(self, provider_code: str | None) -> Connector | None:
+        """The in-process connector (`LOCAL`) of `provider_code`, if it has one."""
+        local = self._connectors.get(provider_code) if provider_code else None
+        return local if local is not None and local.call_mode is CallMode.LOCAL else None
+
     @asynccontextmanager
     async def _calling(
-        self, provider_account_id: str, provider_code: str | None = None
+        self,
+        provider_account_id: str,
+        provider_code: str | None = None,
+        mode: Behaviour | None = None,
     ) -> AsyncIterator[tuple[Connector, ProviderContext]]:
         """The account's connector and context for one call, and the one translation of
         provider-neutral errors into Temporal's. An in-process connector (`LOCAL`) has no
-        credentials to open: its context is made without reading the account."""
-        local = self._connectors.get(provider_code) if provider_code else None
-        if local is not None and local.call_mode is CallMode.LOCAL:
+        credentials to open: its context is made without reading the account; `mode` is
+        its sandbox behaviour when the caller read it already."""
+        local = self._local(provider_code)
+        if local is not None:
             # The sandbox's mocks behave as the project set them (UP, DOWN, ...).
-            connector: Connector = await behaviour.as_set(self._db, local, provider_account_id)
+            connector: Connector = (
+                await behaviour.as_set(self._db, local, provider_account_id)
+                if mode is None
+                else behaviour.behaving(local, mode)
+            )
             ctx = ProviderContext.without_credentials(provider_account_id)
             sealed = None
         else:

@@ -1,12 +1,13 @@
 """How `select_provider` routes a payment among its eligible providers (issue 26), apart
 from the intent activities: DOWN accounts out (their reasons kept for the 400), the
 held quote's provider pinned, and the rest ranked as the project routes
-(ramp/routing/strategy.py; BEST_PRICE asks the providers' quotes)."""
+(ramp/routing/strategy.py; BEST_PRICE asks the providers' quotes). What it reads of the
+project (accounts, health, strategy) comes in one statement (ramp/routing/candidates.py),
+in the activity's one session."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal
 
 from sqlalchemy.ext.asyncio import async_sessionmaker
@@ -19,8 +20,9 @@ from ramp.intents.models import IntentRequest
 from ramp.projects import RoutingAccount
 from ramp.quotes.ranking import held_quote
 from ramp.quotes.selection import provider_nets
-from ramp.routing.health import routable
-from ramp.routing.strategy import Strategy, rank_accounts, routing_strategy
+from ramp.routing.candidates import ProjectRoute
+from ramp.routing.health import claim_due_probes
+from ramp.routing.strategy import Strategy, rank_accounts
 from ramp.security.encryption import SecretBox
 from ramp.temporal import application_error
 
@@ -43,27 +45,26 @@ def _why(account: RoutingAccount, reason: str, several: bool) -> str:
 
 
 async def route_payment(
-    db: async_sessionmaker[AsyncSession],
+    session: AsyncSession,
     request: IntentRequest,
-    accounts: Sequence[RoutingAccount],
+    route: ProjectRoute,
     eligible: list[Provider],
     rejected: dict[str, list[str]],
     facts: tuple[AccountFacts, AccountFacts],
-    *,
-    connectors: Connectors,
-    secret_box: SecretBox | None,
 ) -> Routed:
-    """The accounts of `eligible` (catalog order) as the project routes this payment;
-    the accounts an intent already failed over from (`request.excluded_accounts`; older
-    runs name providers: `excluded_providers`) are left out."""
+    """The accounts of `eligible` (catalog order) in selection order, less the DOWN ones
+    and those an intent already failed over from (`request.excluded_accounts`; older
+    runs name providers: `excluded_providers`); `route` as `project_route` read it in
+    `session`, which claims a due probe and reads a held quote. `rank_by_price` then
+    orders them for BEST_PRICE, outside the session (it asks the providers' quotes)."""
     codes = {p.code for p in eligible}
-    candidates = [a for a in accounts if a.provider.code in codes]
-    async with db() as session:
-        strategy = await routing_strategy(session, request.project_id)
-        healths, down = await routable(session, [a.account_id for a in candidates])
-        preferred = request.provider_id
-        if request.quote_id is not None:
-            preferred = await _quoted_provider(session, request, facts, eligible, preferred)
+    candidates = [a for a in route.accounts if a.provider.code in codes]
+    _, down = await claim_due_probes(
+        session, {a.account_id: route.health[a.account_id] for a in candidates}
+    )
+    preferred = request.provider_id
+    if request.quote_id is not None:
+        preferred = await _quoted_provider(session, request, facts, eligible, preferred)
     per_provider: dict[str, int] = {}
     for account in candidates:
         per_provider[account.provider.code] = per_provider.get(account.provider.code, 0) + 1
@@ -79,22 +80,40 @@ async def route_payment(
             ranked.append(account)
     routed = {a.provider.code for a in ranked}
     rejected.update((code, reasons) for code, reasons in out.items() if code not in routed)
-    if strategy is Strategy.BEST_PRICE and preferred is None and len(ranked) > 1:
-        src, dest = facts
-        nets: dict[str, Decimal] = {}
-        if len(routed) > 1:
-            nets = await provider_nets(
-                db,
-                request.project_id,
-                (src.currency_code, dest.currency_code),
-                request.amount,
-                (src.rail or dest.rail, src.country_code or dest.country_code),
-                connectors=connectors,
-                secret_box=secret_box,
-            )
-        states = {a.account_id: healths[a.account_id].state for a in ranked}
-        ranked = rank_accounts(strategy, ranked, nets, states)
     return Routed(ranked, rejected, bool(down), preferred)
+
+
+async def rank_by_price(
+    db: async_sessionmaker[AsyncSession],
+    request: IntentRequest,
+    route: ProjectRoute,
+    routed: Routed,
+    facts: tuple[AccountFacts, AccountFacts],
+    *,
+    connectors: Connectors,
+    secret_box: SecretBox | None,
+) -> Routed:
+    """`routed` as a BEST_PRICE project ranks it (the providers' quotes, then health);
+    as it is for FIRST_ELIGIBLE, a provider asked for, or a single account."""
+    ranked = routed.ranked
+    if route.strategy is not Strategy.BEST_PRICE or routed.preferred_id is not None:
+        return routed
+    if len(ranked) < 2:
+        return routed
+    src, dest = facts
+    nets: dict[str, Decimal] = {}
+    if len({a.provider.code for a in ranked}) > 1:
+        nets = await provider_nets(
+            db,
+            request.project_id,
+            (src.currency_code, dest.currency_code),
+            request.amount,
+            (src.rail or dest.rail, src.country_code or dest.country_code),
+            connectors=connectors,
+            secret_box=secret_box,
+        )
+    states = {a.account_id: route.health[a.account_id].state for a in ranked}
+    return replace(routed, ranked=rank_accounts(route.strategy, ranked, nets, states))
 
 
 async def _quoted_provider(

@@ -8,7 +8,12 @@ per stack with its sample count) while the intents run. Prints one JSON object; 
 machine's load average before and after is in it, since the machine may be shared.
 
     .venv/bin/python -m bench.worker_cpu [--intents 1000] [--concurrency 8]
-        [--postgres URL] [--py-spy /tmp/worker.txt] [--rate 100]
+        [--postgres URL] [--py-spy /tmp/worker.txt] [--rate 100] [--count-statements]
+
+With `--count-statements` every Python process of the sandbox counts its database round
+trips (bench/statement_count/sitecustomize.py: SQLAlchemy event listeners) and the
+worker's statements, commits and rollbacks per intent are printed, with each statement's
+count per intent (`worker_statements_per_intent`).
 """
 
 from __future__ import annotations
@@ -102,6 +107,7 @@ async def run(sandbox: SandboxProcess, args: argparse.Namespace) -> dict[str, An
         load_before = os.getloadavg()
         rss_before = rss_mb(pids["ramp_worker"])
         before = {role: cpu_seconds(pid) for role, pid in pids.items()}
+        statements_before = _statements(args.count_statements, pids["ramp_worker"])
         threads_before = thread_cpu(pids["ramp_worker"])
         numbers = iter(range(1_000_000, 1_000_000 + args.intents))
         # The worker's CPU at every `--window` intents answered: the SDK keeps up to
@@ -130,6 +136,15 @@ async def run(sandbox: SandboxProcess, args: argparse.Namespace) -> dict[str, An
             name: round((seconds - threads_before.get(name, 0.0)) * 1000 / args.intents, 2)
             for name, seconds in thread_cpu(pids["ramp_worker"]).items()
         }
+        statements = {}
+        if args.count_statements:
+            await asyncio.sleep(0.5)  # the counter writes its file four times a second
+            after = _statements(args.count_statements, pids["ramp_worker"])
+            statements = {
+                key: round((n - statements_before.get(key, 0)) / args.intents, 2)
+                for key, n in sorted(after.items(), key=lambda item: -item[1])
+                if n - statements_before.get(key, 0) >= args.intents / 20
+            }
         if spy is not None:
             spy.send_signal(2)
             await asyncio.wait_for(spy.wait(), 60)
@@ -153,7 +168,16 @@ async def run(sandbox: SandboxProcess, args: argparse.Namespace) -> dict[str, An
         "load_average_before": [round(x, 2) for x in load_before],
         "load_average_after": [round(x, 2) for x in os.getloadavg()],
         "database": "PostgreSQL" if args.postgres else "SQLite",
+        **({"worker_statements_per_intent": statements} if statements else {}),
     }
+
+
+def _statements(directory: str | None, pid: int) -> dict[str, int]:
+    """What the worker's counter last wrote (bench/statement_count/sitecustomize.py)."""
+    if directory is None:
+        return {}
+    found: dict[str, int] = json.loads((Path(directory) / f"{pid}.json").read_text())
+    return found
 
 
 def main() -> None:
@@ -167,9 +191,23 @@ def main() -> None:
     parser.add_argument("--postgres", metavar="URL", default=None)
     parser.add_argument("--py-spy", metavar="FILE", default=None)
     parser.add_argument("--rate", type=int, default=100)
+    parser.add_argument(
+        "--count-statements",
+        action="store_const",
+        const="",
+        default=None,
+        help="count the worker's database round trips per intent (event listeners)",
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as data_dir, database(args.postgres) as database_url:
-        sandbox = SandboxProcess(Path(data_dir), database_url)
+        env = None
+        if args.count_statements is not None:
+            args.count_statements = str(Path(data_dir) / "statements")
+            Path(args.count_statements).mkdir()
+            counter = Path(__file__).parent / "statement_count"
+            path = os.pathsep.join(filter(None, [str(counter), os.environ.get("PYTHONPATH")]))
+            env = {"PYTHONPATH": path, "BENCH_STATEMENTS_DIR": args.count_statements}
+        sandbox = SandboxProcess(Path(data_dir), database_url, env=env)
         try:
             results = asyncio.run(run(sandbox, args))
         finally:

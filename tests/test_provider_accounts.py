@@ -27,8 +27,9 @@ from ramp.intents.models import IntentRequest
 from ramp.projects import RoutingAccount
 from ramp.provider_accounts import service
 from ramp.provider_accounts.credentials import CredentialsMismatch
+from ramp.routing.candidates import ProjectRoute, project_route
 from ramp.routing.health import DOWN_AFTER, Health, apply_call
-from ramp.routing.strategy import Strategy, rank_accounts
+from ramp.routing.strategy import Strategy, rank_accounts, set_routing_strategy
 from ramp.security.encryption import SecretBox
 from tests.helpers.cli import ramp
 from tests.simulators.bridge import BridgeSimulator, Fault, running
@@ -141,6 +142,9 @@ async def test_several_accounts_of_a_provider_route_by_priority_then_name(
     db: AsyncSession, migrated: Settings, bridge: BridgeSimulator
 ) -> None:
     project_id = await production_project(db, migrated)
+    # No account yet: select_provider's read finds an empty route, FIRST_ELIGIBLE.
+    assert await project_route(db, project_id) == ProjectRoute()
+    await set_routing_strategy(db, project_id, "BEST_PRICE")
     first = await connect(db, migrated, project_id, bridge_credentials(bridge))
     b = await connect(db, migrated, project_id, bridge_credentials(bridge), "entity-b", 10)
     c = await connect(db, migrated, project_id, bridge_credentials(bridge), "entity-c", 10)
@@ -154,6 +158,12 @@ async def test_several_accounts_of_a_provider_route_by_priority_then_name(
 
     async def order() -> list[tuple[str, int]]:
         found = await projects.routing_candidates(db, project_id)
+        # select_provider's one statement: the same accounts, their health, the strategy.
+        route = await project_route(db, project_id)
+        assert (route.accounts, route.strategy) == (found, Strategy.BEST_PRICE)
+        assert {i: h.state for i, h in route.health.items()} == {
+            a.account_id: Health.HEALTHY for a in found
+        }
         return [(a.name, a.priority) for a in found]
 
     assert await order() == [("entity-b", 10), ("entity-c", 10), ("default", 100)]
@@ -460,10 +470,13 @@ async def test_down_accounts_are_skipped_one_by_one_with_their_reasons(
     )
 
     async def route(**changes: Any) -> tuple[list[str], dict[str, list[str]]]:
-        routed = await route_payment(
-            sessions, request.model_copy(update=changes), candidates, eligible, {}, facts,
-            connectors=Connectors.from_settings(migrated), secret_box=None,
-        )  # fmt: skip
+        async with sessions() as session:
+            # As select_provider reads it: the accounts with their health, the strategy.
+            found = await project_route(session, project_id)
+            assert found.accounts == candidates
+            routed = await route_payment(
+                session, request.model_copy(update=changes), found, eligible, {}, facts
+            )
         return [c.account_id for c in routed.ranked], routed.rejected
 
     assert await route() == ([b.id, a.id], {})

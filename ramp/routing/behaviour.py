@@ -106,9 +106,14 @@ async def set_behaviour(
 
 
 def _live(row: SandboxProviderBehaviour | None, now: datetime) -> Behaviour:
-    if row is None or (row.until is not None and row.until <= now):
+    return Behaviour.UP if row is None else live_mode(row.mode, row.until, now)
+
+
+def live_mode(mode: str | None, until: datetime | None, now: datetime) -> Behaviour:
+    """A stored behaviour (`mode` None: no row) as it is `now`: UP once `until` passed."""
+    if mode is None or (until is not None and until <= now):
         return Behaviour.UP
-    return Behaviour(row.mode)
+    return Behaviour(mode)
 
 
 async def behaviour_of(session: AsyncSession, provider_account_id: str) -> Behaviour:
@@ -121,6 +126,11 @@ async def as_set(
     """The mock provider `connector` as its project set it to behave, for one call."""
     async with db() as session:
         mode = await behaviour_of(session, provider_account_id)
+    return behaving(connector, mode)
+
+
+def behaving(connector: Connector, mode: Behaviour) -> Connector:
+    """The mock provider `connector` behaving as `mode` says, for one call."""
     return connector if mode is Behaviour.UP else MisbehavingConnector(connector, mode)
 
 

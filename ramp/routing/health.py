@@ -109,7 +109,7 @@ def _rate(recent: str) -> float:
     return recent.count(_FAILED) / WINDOW
 
 
-def _view(row: ProviderAccountHealth) -> AccountHealth:
+def health_view(row: ProviderAccountHealth) -> AccountHealth:
     return AccountHealth(
         provider_account_id=row.provider_account_id,
         state=Health(row.state),
@@ -214,7 +214,7 @@ async def account_health(
             )
         )
     ).all()
-    found.update((row.provider_account_id, _view(row)) for row in rows)
+    found.update((row.provider_account_id, health_view(row)) for row in rows)
     return found
 
 
@@ -240,7 +240,13 @@ async def routable(
     """The health of each account, and why each DOWN one is out of routing now (its
     probe not due, or claimed by another payment). A due probe is claimed here: this
     caller routes through it."""
-    healths = await account_health(session, provider_account_ids)
+    return await claim_due_probes(session, await account_health(session, provider_account_ids))
+
+
+async def claim_due_probes(
+    session: AsyncSession, healths: dict[str, AccountHealth]
+) -> tuple[dict[str, AccountHealth], dict[str, str]]:
+    """`routable` for accounts whose health was read already (ramp/routing/candidates.py)."""
     now = utcnow()
     down: dict[str, str] = {}
     for account_id, health in healths.items():
