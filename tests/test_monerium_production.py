@@ -137,6 +137,8 @@ async def test_an_onramp_mints_eure_for_a_sepa_payment_quoting_our_reference(
     db: AsyncSession,
     production: Settings,
     monerium: MoneriumSimulator,
+    temporal_client: Client,
+    sessions: async_sessionmaker[AsyncSession],
     currency: str,
     chain: str,
 ) -> None:
@@ -221,6 +223,38 @@ async def test_an_onramp_mints_eure_for_a_sepa_payment_quoting_our_reference(
         http, token, intent_id, lambda b: b["intent"]["status"] == "COMPLETED", within=WITHIN
     )
     assert done["transaction"]["status"] == "SUCCESS"
+
+    # After the workflow has closed, a notification of that payment is not unmatched
+    # money: the transaction took its deposit.
+    async with asyncio.timeout(WITHIN):
+        await temporal_client.get_workflow_handle(workflow_id(intent_id)).result()
+    await notify(http, monerium, path, secret, "order.updated", order)
+    workflows = IntentWorkflowClient(temporal_client, production.task_queue)
+    assert await _unmatched_money(http, project, account.id, sessions, workflows, box,
+                                  intent_id) == []  # fmt: skip
+
+    # A payment quoting the reference of an intent cancelled before its deposit reaches
+    # no workflow: the relay reports it as unmatched money on that intent, once.
+    second = await open_intent(http, token, accounts, "80.00", auto_execute=True)
+    cancelled_id = second.json()["intent"]["id"]
+    placed = await wait_for_intent(
+        http, token, cancelled_id, lambda b: b.get("transaction") is not None, within=WITHIN
+    )
+    cancel = await http.post(f"/v1/intent/{cancelled_id}/cancel", headers=bearer(token))
+    assert cancel.status_code == 200, cancel.text
+    async with asyncio.timeout(WITHIN):
+        await temporal_client.get_workflow_handle(workflow_id(cancelled_id)).result()
+    [instruction] = placed["transaction"]["context"]["depositInstructions"]
+    reference = instruction["instructions"]["reference"]
+    late = await monerium.incoming_sepa(iban, "80.00", f"Order {reference}")
+    await notify(http, monerium, path, secret, "order.created", late)
+    await notify(http, monerium, path, secret, "order.created", late)  # a redelivery
+    [unmatched] = await _unmatched_money(http, project, account.id, sessions, workflows, box,
+                                         cancelled_id)  # fmt: skip
+    assert unmatched["data"]["transactionId"] == placed["transaction"]["id"]
+    assert unmatched["data"]["providerReference"] == late["id"]
+    assert unmatched["data"]["amount"] == "80.00"
+    assert "already ended (CANCELLED)" in unmatched["data"]["unmatchedReason"]
 
 
 async def test_a_declined_onramp_is_placed_when_asked_again_after_the_link(
@@ -525,9 +559,11 @@ async def _unmatched_money(
     sessions: async_sessionmaker[AsyncSession],
     workflows: IntentWorkflowClient,
     box: SecretBox,
+    intent_id: str | None = None,
 ) -> list[dict[str, Any]]:
-    """The project's DEPOSIT_UNMATCHED events without an intent, once every event of the
-    account is applied, relayed past the grace (the relay's clock moved on)."""
+    """The project's DEPOSIT_UNMATCHED events of `intent_id` (None: of no intent), once
+    every event of the account is applied, relayed past the grace (the relay's clock
+    moved on)."""
     async with asyncio.timeout(WITHIN):
         while True:
             await relay(sessions, workflows, box, clock=lambda: utcnow() + UNREFERENCED_GRACE)
@@ -547,7 +583,7 @@ async def _unmatched_money(
         "/v1/events", params={"type": "DEPOSIT_UNMATCHED"}, headers=project.basic
     )
     assert listed.status_code == 200, listed.text
-    return [e for e in listed.json() if e["data"]["intentId"] is None]
+    return [e for e in listed.json() if e["data"]["intentId"] == intent_id]
 
 
 async def test_the_hosted_forms_are_forwarded_to_the_profile_and_monerium_decides(

@@ -55,7 +55,13 @@ from ramp.intents.states import IntentStatus, ProviderEventType
 from ramp.intents.workflow_client import IntentWorkflowClient, WorkflowEnded
 from ramp.provider_accounts.service import provider_context
 from ramp.provider_webhooks.matching import unreferenced_intent
-from ramp.provider_webhooks.unmatched import due_for_report, report_unmatched
+from ramp.provider_webhooks.unmatched import (
+    EndedIntent,
+    due_for_report,
+    is_money,
+    money_already_settled,
+    report_unmatched,
+)
 from ramp.security.encryption import SecretBox
 
 log = logging.getLogger(__name__)
@@ -153,6 +159,14 @@ async def relay(
         note: str | None
         try:
             done = await _signal(db, workflows, row.provider_account_id, event)
+            if isinstance(done, EndedIntent):
+                # Its intent has ended: money it never took is reported, then done.
+                assert isinstance(event, ProviderTransferEvent)
+                if is_money(event) and not await money_already_settled(db, done):
+                    await report_unmatched(
+                        db, row.provider_account_id, event, row.received_at, ended=done
+                    )
+                done = True
         except Exception as error:  # an outage: next round
             log.warning("provider event %s not relayed yet: %s", row.id, type(error).__name__)
             done, note = False, f"relay failed: {type(error).__name__}"
@@ -252,7 +266,9 @@ async def _signal(
     workflows: IntentWorkflowClient,
     provider_account_id: str,
     event: ProviderEvent,
-) -> bool:
+) -> bool | EndedIntent:
+    """True once the event's workflow has it (or it needs none), False while no intent
+    is found for it, the intent when the event names one whose workflow has closed."""
     if isinstance(event, ProviderTransferEvent):
         async with db() as session:
             found = (
@@ -284,7 +300,9 @@ async def _signal(
                     ),
                 )
             except WorkflowEnded:
-                return True  # a final intent: the projection holds its end
+                # A final intent: the projection holds its end; money it did not take
+                # is the relay's to report.
+                return EndedIntent(intent_id, transaction_id)
         return True
     assert isinstance(event, ProviderComplianceEvent)
     if event.outcome is None:

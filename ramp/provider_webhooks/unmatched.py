@@ -21,11 +21,19 @@ nothing. The event names what is known: the amount and currency the provider sta
 our customer when the provider's customer is one of ours at that account, and the
 provider account; an operator refunds or settles it by hand (the dashboard's
 "Unmatched money" page lists them).
+
+Money for an intent whose workflow has closed before any deposit (it expired, was
+cancelled or failed) reaches no workflow to report it: the relay reports it here too,
+naming that intent and its transaction. Once a transaction took a deposit, or its
+intent reported unmatched money already, a payment naming it is not reported: the
+workflow's event ids derive from our reference, so a second payment cannot be told
+from a redelivery of the first.
 """
 
 from __future__ import annotations
 
 import uuid
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from sqlalchemy.ext.asyncio import async_sessionmaker
@@ -33,7 +41,13 @@ from sqlmodel import select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from ramp.adapters.contract import ProviderTransferEvent
-from ramp.db.tables import ProviderAccount, ProviderCustomer
+from ramp.db.tables import (
+    IntentRow,
+    ProviderAccount,
+    ProviderCustomer,
+    TransactionEventRow,
+    WebhookEventRow,
+)
 from ramp.intents.events import DepositUnmatched, WebhookEvent, WebhookEventType
 from ramp.intents.states import ProviderEventType
 from ramp.webhooks.models import DeliveryPolicy
@@ -49,6 +63,20 @@ NO_INTENT_REASON = (
     "references (or one no transfer has), and no single open on-ramp of that customer "
     "is for that amount from that account. Refund it, or settle it by hand"
 )
+
+
+ENDED_INTENT_REASON = (
+    "Money reached the provider account for an intent that had already ended ({status}) "
+    "and so cannot take it. Refund it, or settle it by hand"
+)
+
+
+@dataclass(frozen=True)
+class EndedIntent:
+    """The intent (and transaction) a provider event names, whose workflow has closed."""
+
+    intent_id: str
+    transaction_id: str
 
 
 def is_money(event: ProviderTransferEvent) -> bool:
@@ -80,14 +108,40 @@ def unmatched_event_id(provider_account_id: str, reference: str) -> str:
     return str(uuid.uuid5(_NAMESPACE, f"{provider_account_id}/{reference}"))
 
 
+async def money_already_settled(db: async_sessionmaker[AsyncSession], ended: EndedIntent) -> bool:
+    """Whether the ended intent's transaction took a deposit, or the intent already
+    reported unmatched money (its workflow did, while it ran). Either way a payment
+    naming it is not reported again: the workflow's event ids derive from our reference,
+    so a second payment cannot be told from a redelivery of the first."""
+    async with db() as session:
+        deposit = await session.exec(
+            select(TransactionEventRow.id).where(
+                TransactionEventRow.transaction_id == ended.transaction_id,
+                TransactionEventRow.type == ProviderEventType.DEPOSIT_RECEIVED.value,
+            )
+        )
+        if deposit.first() is not None:
+            return True
+        reported = await session.exec(
+            select(WebhookEventRow.id).where(
+                WebhookEventRow.intent_id == ended.intent_id,
+                WebhookEventRow.event_type == WebhookEventType.DEPOSIT_UNMATCHED.value,
+            )
+        )
+        return reported.first() is not None
+
+
 async def report_unmatched(
     db: async_sessionmaker[AsyncSession],
     provider_account_id: str,
     event: ProviderTransferEvent,
     received_at: datetime,
     outbox: WebhookOutbox | None = None,
+    *,
+    ended: EndedIntent | None = None,
 ) -> None:
-    """Stores the event (and its deliveries) once per payment; a repeat stores nothing."""
+    """Stores the event (and its deliveries) once per payment; a repeat stores nothing.
+    `ended`: the closed intent the payment names (else no intent matched it)."""
     outbox = outbox or WebhookOutbox(DeliveryPolicy())
     reference = payment_reference(event)
     async with db() as session:
@@ -95,7 +149,13 @@ async def report_unmatched(
         if account is None:
             return  # the account was removed: nobody to tell
         customer_id = None
-        if event.match is not None:
+        reason = NO_INTENT_REASON
+        if ended is not None:
+            intent = await session.get(IntentRow, ended.intent_id)
+            customer_id = intent.customer_id if intent is not None else None
+            status = intent.status if intent is not None else "ended"
+            reason = ENDED_INTENT_REASON.format(status=status)
+        elif event.match is not None:
             customer_id = (
                 await session.exec(
                     select(ProviderCustomer.customer_id).where(
@@ -112,11 +172,11 @@ async def report_unmatched(
             timestamp=event.occurred_at or received_at,
             project_id=account.project_id,
             data=DepositUnmatched(
-                intent_id=None,
+                intent_id=ended.intent_id if ended else None,
                 customer_id=customer_id,
-                transaction_id=None,
+                transaction_id=ended.transaction_id if ended else None,
                 provider_reference=reference,
-                unmatched_reason=NO_INTENT_REASON,
+                unmatched_reason=reason,
                 amount=amount,
                 currency=currency.upper() if currency else None,
                 provider_account_id=provider_account_id,
