@@ -97,6 +97,35 @@ async def notify(
     assert answer.status_code == 200, answer.text
 
 
+async def connect_monerium(
+    db: AsyncSession, production: Settings, monerium: MoneriumSimulator, project_id: str
+) -> tuple[service.ProviderAccountView, str]:
+    """The project's Monerium account against the simulator, and the webhook secret we
+    generated for it (stored encrypted)."""
+    box = SecretBox.from_settings(production)
+    account = await service.set_provider_account(
+        db,
+        project_id=project_id,
+        provider_code="MONERIUM",
+        credentials={
+            "clientId": CLIENT_ID,
+            "clientSecret": CLIENT_SECRET,
+            "environment": "sandbox",
+            "baseUrl": monerium.url,
+        },
+        secret_box=box,
+        public_url=production.public_url,
+        connectors=fast_connectors(),
+    )
+    row = await db.get(ProviderAccount, account.id)
+    assert row is not None
+    assert row.webhook_secret_encrypted is not None
+    secret = unseal_webhook_secret(
+        box, row.webhook_secret_encrypted, provider_account_id=row.id, provider_code="MONERIUM"
+    )
+    return account, secret
+
+
 async def open_intent(
     http: httpx.AsyncClient,
     token: str,
@@ -149,26 +178,7 @@ async def test_an_onramp_mints_eure_for_a_sepa_payment_quoting_our_reference(
     created = await projects.create_project(
         db, name="Euro shop", environment=Environment.PRODUCTION, secret_box=box
     )
-    account = await service.set_provider_account(
-        db,
-        project_id=created.projectId,
-        provider_code="MONERIUM",
-        credentials={
-            "clientId": CLIENT_ID,
-            "clientSecret": CLIENT_SECRET,
-            "environment": "sandbox",
-            "baseUrl": monerium.url,
-        },
-        secret_box=box,
-        public_url=production.public_url,
-        connectors=fast_connectors(),
-    )
-    row = await db.get(ProviderAccount, account.id)
-    assert row is not None
-    assert row.webhook_secret_encrypted is not None
-    secret = unseal_webhook_secret(
-        box, row.webhook_secret_encrypted, provider_account_id=row.id, provider_code="MONERIUM"
-    )
+    account, secret = await connect_monerium(db, production, monerium, created.projectId)
     path = f"/v1/provider-webhooks/{account.id}"
     project = ProjectCredentials(
         created.organizationId, created.projectId, created.clientId, created.clientSecret
@@ -265,26 +275,7 @@ async def test_a_declined_onramp_is_placed_when_asked_again_after_the_link(
     created = await projects.create_project(
         db, name="Euro shop 2", environment=Environment.PRODUCTION, secret_box=box
     )
-    account = await service.set_provider_account(
-        db,
-        project_id=created.projectId,
-        provider_code="MONERIUM",
-        credentials={
-            "clientId": CLIENT_ID,
-            "clientSecret": CLIENT_SECRET,
-            "environment": "sandbox",
-            "baseUrl": monerium.url,
-        },
-        secret_box=box,
-        public_url=production.public_url,
-        connectors=fast_connectors(),
-    )
-    row = await db.get(ProviderAccount, account.id)
-    assert row is not None
-    assert row.webhook_secret_encrypted is not None
-    secret = unseal_webhook_secret(
-        box, row.webhook_secret_encrypted, provider_account_id=row.id, provider_code="MONERIUM"
-    )
+    account, secret = await connect_monerium(db, production, monerium, created.projectId)
     project = ProjectCredentials(
         created.organizationId, created.projectId, created.clientId, created.clientSecret
     )
@@ -335,26 +326,7 @@ async def test_an_offramp_is_signed_through_the_api_and_redeemed(
     created = await projects.create_project(
         db, name="Euro shop 3", environment=Environment.PRODUCTION, secret_box=box
     )
-    account = await service.set_provider_account(
-        db,
-        project_id=created.projectId,
-        provider_code="MONERIUM",
-        credentials={
-            "clientId": CLIENT_ID,
-            "clientSecret": CLIENT_SECRET,
-            "environment": "sandbox",
-            "baseUrl": monerium.url,
-        },
-        secret_box=box,
-        public_url=production.public_url,
-        connectors=fast_connectors(),
-    )
-    row = await db.get(ProviderAccount, account.id)
-    assert row is not None
-    assert row.webhook_secret_encrypted is not None
-    secret = unseal_webhook_secret(
-        box, row.webhook_secret_encrypted, provider_account_id=row.id, provider_code="MONERIUM"
-    )
+    account, secret = await connect_monerium(db, production, monerium, created.projectId)
     path = f"/v1/provider-webhooks/{account.id}"
     project = ProjectCredentials(
         created.organizationId, created.projectId, created.clientId, created.clientSecret
@@ -453,26 +425,7 @@ async def test_money_without_our_reference_and_money_off_the_amount(
     created = await projects.create_project(
         db, name="Euro shop 4", environment=Environment.PRODUCTION, secret_box=box
     )
-    account = await service.set_provider_account(
-        db,
-        project_id=created.projectId,
-        provider_code="MONERIUM",
-        credentials={
-            "clientId": CLIENT_ID,
-            "clientSecret": CLIENT_SECRET,
-            "environment": "sandbox",
-            "baseUrl": monerium.url,
-        },
-        secret_box=box,
-        public_url=production.public_url,
-        connectors=fast_connectors(),
-    )
-    row = await db.get(ProviderAccount, account.id)
-    assert row is not None
-    assert row.webhook_secret_encrypted is not None
-    secret = unseal_webhook_secret(
-        box, row.webhook_secret_encrypted, provider_account_id=row.id, provider_code="MONERIUM"
-    )
+    account, secret = await connect_monerium(db, production, monerium, created.projectId)
     path = f"/v1/provider-webhooks/{account.id}"
     project = ProjectCredentials(
         created.organizationId, created.projectId, created.clientId, created.clientSecret
@@ -594,26 +547,7 @@ async def test_the_hosted_forms_are_forwarded_to_the_profile_and_monerium_decide
     created = await projects.create_project(
         db, name="Euro shop 5", environment=Environment.PRODUCTION, secret_box=box
     )
-    account = await service.set_provider_account(
-        db,
-        project_id=created.projectId,
-        provider_code="MONERIUM",
-        credentials={
-            "clientId": CLIENT_ID,
-            "clientSecret": CLIENT_SECRET,
-            "environment": "sandbox",
-            "baseUrl": monerium.url,
-        },
-        secret_box=box,
-        public_url=production.public_url,
-        connectors=fast_connectors(),
-    )
-    row = await db.get(ProviderAccount, account.id)
-    assert row is not None
-    assert row.webhook_secret_encrypted is not None
-    secret = unseal_webhook_secret(
-        box, row.webhook_secret_encrypted, provider_account_id=row.id, provider_code="MONERIUM"
-    )
+    account, secret = await connect_monerium(db, production, monerium, created.projectId)
     project = ProjectCredentials(
         created.organizationId, created.projectId, created.clientId, created.clientSecret
     )
@@ -694,22 +628,8 @@ async def test_a_customer_onboarded_with_bridge_is_asked_only_what_monerium_need
     bridge: BridgeSimulator,
 ) -> None:
     monerium.reset()
-    box = SecretBox.from_settings(production)
     merchant = await connected_project(db, production, bridge)
-    account = await service.set_provider_account(
-        db,
-        project_id=merchant.project.project_id,
-        provider_code="MONERIUM",
-        credentials={
-            "clientId": CLIENT_ID,
-            "clientSecret": CLIENT_SECRET,
-            "environment": "sandbox",
-            "baseUrl": monerium.url,
-        },
-        secret_box=box,
-        public_url=production.public_url,
-        connectors=fast_connectors(),
-    )
+    account, _ = await connect_monerium(db, production, monerium, merchant.project.project_id)
     # Bridge's KYC, completed in Bridge's own flow (nothing typed on our page).
     token, bridge_intent = await approved_customer(
         http, bridge, merchant, "zoe", "USD", "USDC_ETHEREUM", copy.deepcopy(ACH),
