@@ -126,6 +126,22 @@ async def connect_monerium(
     return account, secret
 
 
+async def monerium_shop(
+    db: AsyncSession, production: Settings, monerium: MoneriumSimulator, name: str
+) -> tuple[ProjectCredentials, service.ProviderAccountView, str]:
+    """A new production project with its Monerium account: its credentials, the account
+    and the account's webhook secret."""
+    box = SecretBox.from_settings(production)
+    created = await projects.create_project(
+        db, name=name, environment=Environment.PRODUCTION, secret_box=box
+    )
+    account, secret = await connect_monerium(db, production, monerium, created.projectId)
+    project = ProjectCredentials(
+        created.organizationId, created.projectId, created.clientId, created.clientSecret
+    )
+    return project, account, secret
+
+
 async def open_intent(
     http: httpx.AsyncClient,
     token: str,
@@ -174,15 +190,8 @@ async def test_an_onramp_mints_eure_for_a_sepa_payment_quoting_our_reference(
     """On Gnosis, and on another chain Monerium issues EURe on (its sandbox's test
     network: amoy is Polygon's): the IBAN, the link and the mint are on that chain."""
     monerium.reset()
-    box = SecretBox.from_settings(production)
-    created = await projects.create_project(
-        db, name="Euro shop", environment=Environment.PRODUCTION, secret_box=box
-    )
-    account, secret = await connect_monerium(db, production, monerium, created.projectId)
+    project, account, secret = await monerium_shop(db, production, monerium, "Euro shop")
     path = f"/v1/provider-webhooks/{account.id}"
-    project = ProjectCredentials(
-        created.organizationId, created.projectId, created.clientId, created.clientSecret
-    )
     providers = await http.get("/v1/providers", headers=project.basic)
     assert [p["code"] for p in providers.json()] == ["MONERIUM"]
     routes = await http.get("/v1/currencies/supported", headers=project.basic)
@@ -240,8 +249,10 @@ async def test_an_onramp_mints_eure_for_a_sepa_payment_quoting_our_reference(
         await temporal_client.get_workflow_handle(workflow_id(intent_id)).result()
     await notify(http, monerium, path, secret, "order.updated", order)
     workflows = IntentWorkflowClient(temporal_client, production.task_queue)
-    assert await _unmatched_money(http, project, account.id, sessions, workflows, box,
-                                  intent_id) == []  # fmt: skip
+    settled = await _unmatched_money(
+        http, project, account.id, sessions, workflows, production, intent_id
+    )
+    assert settled == []
 
     # A payment quoting the reference of an intent cancelled before its deposit reaches
     # no workflow: the relay reports it as unmatched money on that intent, once.
@@ -259,8 +270,9 @@ async def test_an_onramp_mints_eure_for_a_sepa_payment_quoting_our_reference(
     late = await monerium.incoming_sepa(iban, "80.00", f"Order {reference}")
     await notify(http, monerium, path, secret, "order.created", late)
     await notify(http, monerium, path, secret, "order.created", late)  # a redelivery
-    [unmatched] = await _unmatched_money(http, project, account.id, sessions, workflows, box,
-                                         cancelled_id)  # fmt: skip
+    [unmatched] = await _unmatched_money(
+        http, project, account.id, sessions, workflows, production, cancelled_id
+    )
     assert unmatched["data"]["transactionId"] == placed["transaction"]["id"]
     assert unmatched["data"]["providerReference"] == late["id"]
     assert unmatched["data"]["amount"] == "80.00"
@@ -271,14 +283,7 @@ async def test_a_declined_onramp_is_placed_when_asked_again_after_the_link(
     http: httpx.AsyncClient, db: AsyncSession, production: Settings, monerium: MoneriumSimulator
 ) -> None:
     monerium.reset()
-    box = SecretBox.from_settings(production)
-    created = await projects.create_project(
-        db, name="Euro shop 2", environment=Environment.PRODUCTION, secret_box=box
-    )
-    account, secret = await connect_monerium(db, production, monerium, created.projectId)
-    project = ProjectCredentials(
-        created.organizationId, created.projectId, created.clientId, created.clientSecret
-    )
+    project, account, secret = await monerium_shop(db, production, monerium, "Euro shop 2")
     token = await customer_token(http, project, "noor")
     address = "0x8ba1f109551bD432803012645Ac136ddd64DBA72"
     accounts = await register_accounts(
@@ -322,15 +327,8 @@ async def test_an_offramp_is_signed_through_the_api_and_redeemed(
     http: httpx.AsyncClient, db: AsyncSession, production: Settings, monerium: MoneriumSimulator
 ) -> None:
     monerium.reset()
-    box = SecretBox.from_settings(production)
-    created = await projects.create_project(
-        db, name="Euro shop 3", environment=Environment.PRODUCTION, secret_box=box
-    )
-    account, secret = await connect_monerium(db, production, monerium, created.projectId)
+    project, account, secret = await monerium_shop(db, production, monerium, "Euro shop 3")
     path = f"/v1/provider-webhooks/{account.id}"
-    project = ProjectCredentials(
-        created.organizationId, created.projectId, created.clientId, created.clientSecret
-    )
     token = await customer_token(http, project, "ines")
     accounts = await register_accounts(
         http, token, "EURE_GNOSIS", "EUR", wallet("EURE_GNOSIS", WALLET.address),
@@ -421,15 +419,8 @@ async def test_money_without_our_reference_and_money_off_the_amount(
     amount is unmatched money on its intent; a payment with an unknown reference that
     no intent matches is unmatched money with no intent."""
     monerium.reset()
-    box = SecretBox.from_settings(production)
-    created = await projects.create_project(
-        db, name="Euro shop 4", environment=Environment.PRODUCTION, secret_box=box
-    )
-    account, secret = await connect_monerium(db, production, monerium, created.projectId)
+    project, account, secret = await monerium_shop(db, production, monerium, "Euro shop 4")
     path = f"/v1/provider-webhooks/{account.id}"
-    project = ProjectCredentials(
-        created.organizationId, created.projectId, created.clientId, created.clientSecret
-    )
     token = await customer_token(http, project, "omar")
     address = "0x3f5CE5FBFe3E9af3971dD833D26bA9b5C936f0bE"
     accounts = await register_accounts(
@@ -485,9 +476,9 @@ async def test_money_without_our_reference_and_money_off_the_amount(
                                          payer_iban=STRANGER_IBAN)  # fmt: skip
     await notify(http, monerium, path, secret, "order.created", stray)
     later = IntentWorkflowClient(temporal_client, production.task_queue)
-    [unmatched] = await _unmatched_money(http, project, account.id, sessions, later, box)
+    [unmatched] = await _unmatched_money(http, project, account.id, sessions, later, production)
     assert unmatched["eventType"] == "DEPOSIT_UNMATCHED"
-    assert unmatched["projectId"] == created.projectId
+    assert unmatched["projectId"] == project.project_id
     assert unmatched["data"] == {
         "intentId": None,
         "customerId": placed[0]["intent"]["customerId"],
@@ -500,7 +491,9 @@ async def test_money_without_our_reference_and_money_off_the_amount(
     }
     await monerium.set_order_state(stray["id"], "processed")
     await notify(http, monerium, path, secret, "order.updated", stray)
-    assert await _unmatched_money(http, project, account.id, sessions, later, box) == [unmatched]
+    assert await _unmatched_money(http, project, account.id, sessions, later, production) == [
+        unmatched
+    ]
     one = await http.get(f"/v1/events/{unmatched['eventId']}", headers=project.basic)
     assert one.json() == unmatched
 
@@ -511,7 +504,7 @@ async def _unmatched_money(
     provider_account_id: str,
     sessions: async_sessionmaker[AsyncSession],
     workflows: IntentWorkflowClient,
-    box: SecretBox,
+    production: Settings,
     intent_id: str | None = None,
 ) -> list[dict[str, Any]]:
     """The project's DEPOSIT_UNMATCHED events of `intent_id` (None: of no intent), once
@@ -519,7 +512,8 @@ async def _unmatched_money(
     moved on)."""
     async with asyncio.timeout(WITHIN):
         while True:
-            await relay(sessions, workflows, box, clock=lambda: utcnow() + UNREFERENCED_GRACE)
+            await relay(sessions, workflows, SecretBox.from_settings(production),
+                        clock=lambda: utcnow() + UNREFERENCED_GRACE)  # fmt: skip
             async with sessions() as session:
                 pending = (
                     await session.exec(
@@ -543,14 +537,7 @@ async def test_the_hosted_forms_are_forwarded_to_the_profile_and_monerium_decide
     http: httpx.AsyncClient, db: AsyncSession, production: Settings, monerium: MoneriumSimulator
 ) -> None:
     monerium.reset()
-    box = SecretBox.from_settings(production)
-    created = await projects.create_project(
-        db, name="Euro shop 5", environment=Environment.PRODUCTION, secret_box=box
-    )
-    account, secret = await connect_monerium(db, production, monerium, created.projectId)
-    project = ProjectCredentials(
-        created.organizationId, created.projectId, created.clientId, created.clientSecret
-    )
+    project, account, secret = await monerium_shop(db, production, monerium, "Euro shop 5")
     token = await customer_token(http, project, "yara")
     accounts = await register_accounts(
         http, token, "EUR", "EURE_GNOSIS", copy.deepcopy(SEPA), wallet("EURE_GNOSIS")
