@@ -11,9 +11,9 @@ from sqlalchemy import and_, bindparam
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
-from ramp.catalog import Provider
+from ramp.catalog import Provider, providers_for
 from ramp.db.tables import Customer, Project, ProviderAccount
-from ramp.projects import IN_ROUTING, in_catalog_order, previous_secret_valid
+from ramp.projects import IN_ROUTING, previous_secret_valid
 from ramp.security.credentials import DUMMY_SECRET_HASH, client_secret_matches
 from ramp.security.tokens import CustomerClaims
 
@@ -41,10 +41,10 @@ async def project_by_client_credentials(
     return project if _authenticates(project, client_secret, environment, now) else None
 
 
-# The project of a client id, a row per provider account in its routing (one row with
-# none when it has none).
+# The project of a client id, a row per provider account in its routing (its provider's
+# code; one row with none when it has none).
 _ROUTED_PROJECT = (
-    select(Project, ProviderAccount.provider_code, ProviderAccount.id)
+    select(Project, ProviderAccount.provider_code)
     .outerjoin(ProviderAccount, and_(col(ProviderAccount.project_id) == Project.id, *IN_ROUTING))
     .where(col(Project.client_id) == bindparam("client_id"))
 )
@@ -60,9 +60,9 @@ async def routed_project_by_client_credentials(
     if not _authenticates(project, client_secret, environment, now):
         return None
     assert project is not None
-    accounts = {code: account_id for _, code, account_id in rows if code is not None}
-    routing = in_catalog_order(project.environment, accounts) if accounts else ()
-    return RoutedProject(project, tuple(provider for provider, _ in routing))
+    codes = {code for _, code in rows if code is not None}
+    routing = tuple(p for p in providers_for(project.environment) if p.code in codes)
+    return RoutedProject(project, routing)
 
 
 def _authenticates(

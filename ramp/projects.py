@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import Mapping
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta
 
@@ -160,14 +160,22 @@ async def routing_candidates(session: AsyncSession, project_id: str) -> tuple[Ro
     ).all()
     if not rows:
         return ()
+    return in_selection_order(rows[0][0], [account for _, account in rows])
+
+
+def in_selection_order(
+    environment: str, accounts: Iterable[ProviderAccount]
+) -> tuple[RoutingAccount, ...]:
+    """`accounts` as routing candidates, in selection order: the provider's catalog order
+    in `environment`, then the account's priority (lower first), then its name."""
     by_code: dict[str, list[tuple[int, str, str]]] = {}
-    for _, account in rows:
+    for account in accounts:
         by_code.setdefault(account.provider_code, []).append(
             (account.priority, account.name, account.id)
         )
     return tuple(
         RoutingAccount(provider, account_id, name, priority)
-        for provider in providers_for(rows[0][0])
+        for provider in providers_for(environment)
         for priority, name, account_id in sorted(by_code.get(provider.code, ()))
     )
 
@@ -181,18 +189,6 @@ async def routing_accounts(
     for candidate in await routing_candidates(session, project_id):
         first.setdefault(candidate.provider.code, (candidate.provider, candidate.account_id))
     return tuple(first.values())
-
-
-def in_catalog_order(
-    environment: str, accounts: Mapping[str, str]
-) -> tuple[tuple[Provider, str], ...]:
-    """The providers of `accounts` (provider code: provider account id), in the catalog
-    order of the environment, each with its account id."""
-    return tuple(
-        (provider, accounts[provider.code])
-        for provider in providers_for(environment)
-        if provider.code in accounts
-    )
 
 
 # --- client secret rotation -------------------------------------------------------

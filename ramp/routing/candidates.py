@@ -17,10 +17,9 @@ from sqlalchemy import and_
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
-from ramp.catalog import providers_for
 from ramp.db.routing_tables import ProjectRouting, ProviderAccountHealth
 from ramp.db.tables import Project, ProviderAccount
-from ramp.projects import RoutingAccount
+from ramp.projects import IN_ROUTING, RoutingAccount, in_selection_order
 from ramp.routing.health import AccountHealth, health_view, healthy
 from ramp.routing.strategy import Strategy
 
@@ -48,12 +47,7 @@ async def project_route(session: AsyncSession, project_id: str) -> ProjectRoute:
             .outerjoin(ProjectRouting, col(ProjectRouting.project_id) == Project.id)
             .outerjoin(
                 ProviderAccount,
-                and_(
-                    col(ProviderAccount.project_id) == Project.id,
-                    col(ProviderAccount.active) == True,  # noqa: E712  (SQL expression)
-                    # An account whose credentials the provider refused is out of routing.
-                    col(ProviderAccount.status) == "HEALTHY",
-                ),
+                and_(col(ProviderAccount.project_id) == Project.id, *IN_ROUTING),
             )
             .outerjoin(
                 ProviderAccountHealth,
@@ -65,19 +59,13 @@ async def project_route(session: AsyncSession, project_id: str) -> ProjectRoute:
     if not rows:
         return ProjectRoute()
     environment, strategy = rows[0][0], rows[0][1]
-    by_code: dict[str, list[tuple[int, str, str]]] = {}
-    health: dict[str, AccountHealth] = {}
-    for _, _, account, row in rows:
-        if account is None:
-            continue
-        by_code.setdefault(account.provider_code, []).append(
-            (account.priority, account.name, account.id)
-        )
-        health[account.id] = healthy(account.id) if row is None else health_view(row)
-    accounts = tuple(
-        RoutingAccount(provider, account_id, name, priority)
-        for provider in providers_for(environment)
-        for priority, name, account_id in sorted(by_code.get(provider.code, ()))
+    health: dict[str, AccountHealth] = {
+        account.id: healthy(account.id) if row is None else health_view(row)
+        for _, _, account, row in rows
+        if account is not None
+    }
+    accounts = in_selection_order(
+        environment, [account for _, _, account, _ in rows if account is not None]
     )
     return ProjectRoute(
         accounts=accounts,
