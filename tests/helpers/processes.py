@@ -98,6 +98,11 @@ class ServiceProcesses:
     async def _until_ready(self, process: asyncio.subprocess.Process, log: Path) -> None:
         raise NotImplementedError
 
+    @property
+    def running(self) -> list[asyncio.subprocess.Process]:
+        """The processes started and not (yet) seen to exit, in the order started."""
+        return [process for process, _ in self.started if process.returncode is None]
+
     async def stop_all(self) -> None:
         for process, _ in self.started:
             if process.returncode is None:

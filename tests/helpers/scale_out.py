@@ -60,6 +60,13 @@ class ApiProcesses(ServiceProcesses):
         """Each started process's base URL, in the order of `started`."""
         return [self._url_by_log[log] for _, log in self.started]
 
+    @property
+    def running_urls(self) -> list[str]:
+        """The base URLs of the processes not (yet) seen to exit."""
+        return [
+            self._url_by_log[log] for process, log in self.started if process.returncode is None
+        ]
+
     def _command_for(self, log: Path) -> list[str]:
         port = free_port()
         self._url_by_log[log] = f"http://127.0.0.1:{port}"
