@@ -45,21 +45,39 @@ from tests.helpers.webhook_receiver import receiving
 WEBHOOK_TIMEOUT = "2"
 
 
-@pytest.fixture
-async def workers(
-    own_client: Client, own_settings: Settings, tmp_path: Path
+@pytest.fixture(scope="module")
+async def worker_pool(
+    own_client: Client, own_settings: Settings, tmp_path_factory: pytest.TempPathFactory
 ) -> AsyncIterator[WorkerProcesses]:
+    """Worker processes started for the module: a worker that survives a test serves the
+    next (a start costs about 2.5 s of CPU), each test starting only those it lacks."""
     environment = worker_environment(
         own_settings, RAMP_WEBHOOK_TIMEOUT=WEBHOOK_TIMEOUT, RAMP_WEBHOOK_RETRY_DELAYS="1,1,1,1,1"
     )
-    async with WorkerProcesses(own_client, environment, tmp_path) as started:
+    logs = tmp_path_factory.mktemp("workers")
+    async with WorkerProcesses(own_client, environment, logs) as started:
         yield started
+
+
+@pytest.fixture
+async def workers(worker_pool: WorkerProcesses) -> AsyncIterator[WorkerProcesses]:
+    yield worker_pool
+    print(worker_pool.output())  # shown when the test fails
+
+
+async def running(workers: WorkerProcesses, count: int) -> list[asyncio.subprocess.Process]:
+    """`count` workers running, the oldest first: those left by the test before, and
+    as many more as it takes."""
+    while len(workers.running) < count:
+        await workers.start()
+    assert len(workers.running) == count, workers.output()
+    return workers.running
 
 
 async def test_a_worker_killed_mid_delivery_still_delivers(
     http: httpx.AsyncClient, project: ProjectCredentials, workers: WorkerProcesses
 ) -> None:
-    first = await workers.start()
+    (first,) = await running(workers, 1)
     async with receiving() as receiver:
         receiver.hold.set()
         added = await http.post(
@@ -101,7 +119,7 @@ async def test_a_worker_killed_mid_burst_loses_no_event(
     workers: WorkerProcesses,
     db: AsyncSession,
 ) -> None:
-    first = await workers.start()
+    (first,) = await running(workers, 1)
     async with receiving() as receiver:
         receiver.answer_delay = 0.02
         answers = await kill_mid_burst(http, project, workers, receiver, first, replace=True)
@@ -115,8 +133,7 @@ async def test_two_workers_one_killed_mid_burst_lose_nothing_and_never_overlap(
     workers: WorkerProcesses,
     db: AsyncSession,
 ) -> None:
-    first = await workers.start()
-    await workers.start()
+    first, _ = await running(workers, 2)
     async with receiving() as receiver:
         receiver.answer_delay = 0.02
         answers = await kill_mid_burst(http, project, workers, receiver, first, replace=False)
@@ -130,7 +147,7 @@ async def test_the_webhook_sender_killed_mid_burst_is_replaced_and_loses_nothing
     workers: WorkerProcesses,
     db: AsyncSession,
 ) -> None:
-    worker = await workers.start()
+    (worker,) = await running(workers, 1)
     async with receiving() as receiver:
         receiver.answer_delay = 0.02
         creating = await burst_under_way(http, project, receiver)
@@ -141,7 +158,7 @@ async def test_the_webhook_sender_killed_mid_burst_is_replaced_and_loses_nothing
         assert [a.status_code for a in answers] == [201] * INTENTS
         await assert_everything_delivered(db, project, receiver)
     assert webhook_sender_of(worker.pid) != sender
-    assert "the webhook sender process exited (-9); starting another" in workers.output()
+    assert "the webhook sender process exited (-9); starting another" in workers.output_of(worker)
 
 
 def webhook_sender_of(worker: int) -> int:

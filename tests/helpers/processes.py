@@ -110,10 +110,13 @@ class ServiceProcesses:
             await process.wait()
 
     def output(self) -> str:
-        return "\n".join(
-            f"--- {log.name} (pid {process.pid}, exit {process.returncode})\n"
-            + log.read_text(errors="replace")
-            for process, log in self.started
+        return "\n".join(self.output_of(process) for process, _ in self.started)
+
+    def output_of(self, process: asyncio.subprocess.Process) -> str:
+        """What one started process logged."""
+        (log,) = (log for started, log in self.started if started is process)
+        return f"--- {log.name} (pid {process.pid}, exit {process.returncode})\n" + log.read_text(
+            errors="replace"
         )
 
     async def __aenter__(self) -> Self:
