@@ -5,11 +5,13 @@ this module's own. In the first test the receiver holds the first POST open and 
 worker is SIGKILLed while it waits for the answer: once the delivery's lease lapses a
 new worker's dispatcher makes the attempt again, and the event arrives (twice in all:
 delivery is at least once, and the receiver deduplicates on `webhook-id`). The others
-kill a worker in the middle of a burst of 60 intents, alone or beside a second worker:
-every event stored reaches the receiver, the delivery log agrees, and no event is ever
-being POSTed twice at the same time. A worker POSTs from a child process of its own
+kill a worker in the middle of a burst of 30 intents (about 150 events, the kill once 12
+have arrived and a POST is being answered), alone or beside a second worker: every event
+stored reaches the receiver, the delivery log agrees, and no event is ever being POSTed
+twice at the same time. A worker POSTs from a child process of its own
 (ramp/webhooks/sender_process.py): killed mid-burst, it is replaced and loses nothing;
-it leaves with a killed worker.
+it leaves with a killed worker. The worker processes are the module's: the one a test
+leaves running serves the next.
 """
 
 from __future__ import annotations
