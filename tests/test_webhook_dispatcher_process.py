@@ -4,7 +4,7 @@
 Real processes against a Temporal dev server of this module's own: a worker started in
 the separate mode stores an intent's deliveries and sends nothing; a dispatcher started
 later sends them all. On SQLite both processes refuse the mode, saying why. Two
-dispatchers, one killed in the middle of a burst of 200 intents (every event stored
+dispatchers, one killed in the middle of a burst of 60 intents (every event stored
 reaches the receiver, the delivery log agrees, no event is POSTed twice at once), are in
 tests/test_scale_out.py, beside two APIs and two workers.
 """

@@ -5,11 +5,13 @@ this module's own. In the first test the receiver holds the first POST open and 
 worker is SIGKILLed while it waits for the answer: once the delivery's lease lapses a
 new worker's dispatcher makes the attempt again, and the event arrives (twice in all:
 delivery is at least once, and the receiver deduplicates on `webhook-id`). The others
-kill a worker in the middle of a burst of 60 intents, alone or beside a second worker:
-every event stored reaches the receiver, the delivery log agrees, and no event is ever
-being POSTed twice at the same time. A worker POSTs from a child process of its own
+kill a worker in the middle of a burst of 30 intents (about 150 events, the kill once 12
+have arrived and a POST is being answered), alone or beside a second worker: every event
+stored reaches the receiver, the delivery log agrees, and no event is ever being POSTed
+twice at the same time. A worker POSTs from a child process of its own
 (ramp/webhooks/sender_process.py): killed mid-burst, it is replaced and loses nothing;
-it leaves with a killed worker.
+it leaves with a killed worker. The worker processes are the module's: the one a test
+leaves running serves the next.
 """
 
 from __future__ import annotations
@@ -45,21 +47,39 @@ from tests.helpers.webhook_receiver import receiving
 WEBHOOK_TIMEOUT = "2"
 
 
-@pytest.fixture
-async def workers(
-    own_client: Client, own_settings: Settings, tmp_path: Path
+@pytest.fixture(scope="module")
+async def worker_pool(
+    own_client: Client, own_settings: Settings, tmp_path_factory: pytest.TempPathFactory
 ) -> AsyncIterator[WorkerProcesses]:
+    """Worker processes started for the module: a worker that survives a test serves the
+    next (a start costs about 2.5 s of CPU), each test starting only those it lacks."""
     environment = worker_environment(
         own_settings, RAMP_WEBHOOK_TIMEOUT=WEBHOOK_TIMEOUT, RAMP_WEBHOOK_RETRY_DELAYS="1,1,1,1,1"
     )
-    async with WorkerProcesses(own_client, environment, tmp_path) as started:
+    logs = tmp_path_factory.mktemp("workers")
+    async with WorkerProcesses(own_client, environment, logs) as started:
         yield started
+
+
+@pytest.fixture
+async def workers(worker_pool: WorkerProcesses) -> AsyncIterator[WorkerProcesses]:
+    yield worker_pool
+    print(worker_pool.output())  # shown when the test fails
+
+
+async def running(workers: WorkerProcesses, count: int) -> list[asyncio.subprocess.Process]:
+    """`count` workers running, the oldest first: those left by the test before, and
+    as many more as it takes."""
+    while len(workers.running) < count:
+        await workers.start()
+    assert len(workers.running) == count, workers.output()
+    return workers.running
 
 
 async def test_a_worker_killed_mid_delivery_still_delivers(
     http: httpx.AsyncClient, project: ProjectCredentials, workers: WorkerProcesses
 ) -> None:
-    first = await workers.start()
+    (first,) = await running(workers, 1)
     async with receiving() as receiver:
         receiver.hold.set()
         added = await http.post(
@@ -101,7 +121,7 @@ async def test_a_worker_killed_mid_burst_loses_no_event(
     workers: WorkerProcesses,
     db: AsyncSession,
 ) -> None:
-    first = await workers.start()
+    (first,) = await running(workers, 1)
     async with receiving() as receiver:
         receiver.answer_delay = 0.02
         answers = await kill_mid_burst(http, project, workers, receiver, first, replace=True)
@@ -115,8 +135,7 @@ async def test_two_workers_one_killed_mid_burst_lose_nothing_and_never_overlap(
     workers: WorkerProcesses,
     db: AsyncSession,
 ) -> None:
-    first = await workers.start()
-    await workers.start()
+    first, _ = await running(workers, 2)
     async with receiving() as receiver:
         receiver.answer_delay = 0.02
         answers = await kill_mid_burst(http, project, workers, receiver, first, replace=False)
@@ -130,7 +149,7 @@ async def test_the_webhook_sender_killed_mid_burst_is_replaced_and_loses_nothing
     workers: WorkerProcesses,
     db: AsyncSession,
 ) -> None:
-    worker = await workers.start()
+    (worker,) = await running(workers, 1)
     async with receiving() as receiver:
         receiver.answer_delay = 0.02
         creating = await burst_under_way(http, project, receiver)
@@ -141,7 +160,7 @@ async def test_the_webhook_sender_killed_mid_burst_is_replaced_and_loses_nothing
         assert [a.status_code for a in answers] == [201] * INTENTS
         await assert_everything_delivered(db, project, receiver)
     assert webhook_sender_of(worker.pid) != sender
-    assert "the webhook sender process exited (-9); starting another" in workers.output()
+    assert "the webhook sender process exited (-9); starting another" in workers.output_of(worker)
 
 
 def webhook_sender_of(worker: int) -> int:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Self
 
@@ -32,6 +32,17 @@ ROOT = Path(__file__).resolve().parents[2]
 # polls (2 to 3 s of CPU), which a machine running other work at a load of 20 on two
 # cores stretched past 30 s.
 WORKER_START_TIMEOUT = 120.0
+
+
+def pauses(first: float = 0.05, longest: float = 0.25) -> Iterator[float]:
+    """Growing pauses between checks that a process is ready: a start is seconds of
+    imports (tens of seconds on a loaded machine) and each check costs CPU (a task
+    queue's description about 3 ms, the test's and the Temporal server's), so checks
+    every 50 ms all along cost a second or more of a slow start."""
+    pause = first
+    while True:
+        yield pause
+        pause = min(pause * 1.5, longest)
 
 
 def worker_environment(settings: Settings, **extra: str) -> dict[str, str]:
@@ -98,6 +109,11 @@ class ServiceProcesses:
     async def _until_ready(self, process: asyncio.subprocess.Process, log: Path) -> None:
         raise NotImplementedError
 
+    @property
+    def running(self) -> list[asyncio.subprocess.Process]:
+        """The processes started and not (yet) seen to exit, in the order started."""
+        return [process for process, _ in self.started if process.returncode is None]
+
     async def stop_all(self) -> None:
         for process, _ in self.started:
             if process.returncode is None:
@@ -105,10 +121,13 @@ class ServiceProcesses:
             await process.wait()
 
     def output(self) -> str:
-        return "\n".join(
-            f"--- {log.name} (pid {process.pid}, exit {process.returncode})\n"
-            + log.read_text(errors="replace")
-            for process, log in self.started
+        return "\n".join(self.output_of(process) for process, _ in self.started)
+
+    def output_of(self, process: asyncio.subprocess.Process) -> str:
+        """What one started process logged."""
+        (log,) = (log for started, log in self.started if started is process)
+        return f"--- {log.name} (pid {process.pid}, exit {process.returncode})\n" + log.read_text(
+            errors="replace"
         )
 
     async def __aenter__(self) -> Self:
@@ -146,13 +165,14 @@ class WorkerProcesses(ServiceProcesses):
             ),
             task_queue_type=TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
         )
+        waits = pauses()
         try:
             async with asyncio.timeout(self.start_timeout):
                 while process.returncode is None:
                     described = await self._client.workflow_service.describe_task_queue(request)
                     if any(p.identity.startswith(identity) for p in described.pollers):
                         return
-                    await asyncio.sleep(0.05)
+                    await asyncio.sleep(next(waits))
         except TimeoutError:
             pass
         raise AssertionError(
@@ -174,12 +194,13 @@ class DispatcherProcesses(ServiceProcesses):
         return self.READY in log.read_bytes()
 
     async def _until_ready(self, process: asyncio.subprocess.Process, log: Path) -> None:
+        waits = pauses()
         try:
             async with asyncio.timeout(self.start_timeout):
                 while process.returncode is None:
                     if self._said_ready(log):
                         return
-                    await asyncio.sleep(0.05)
+                    await asyncio.sleep(next(waits))
         except TimeoutError:
             pass
         raise AssertionError(

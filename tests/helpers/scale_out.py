@@ -28,6 +28,7 @@ from tests.helpers.processes import (
     DispatcherProcesses,
     ServiceProcesses,
     WorkerProcesses,
+    pauses,
     worker_environment,
 )
 from tests.helpers.projects import ProjectCredentials, bearer
@@ -60,6 +61,13 @@ class ApiProcesses(ServiceProcesses):
         """Each started process's base URL, in the order of `started`."""
         return [self._url_by_log[log] for _, log in self.started]
 
+    @property
+    def running_urls(self) -> list[str]:
+        """The base URLs of the processes not (yet) seen to exit."""
+        return [
+            self._url_by_log[log] for process, log in self.started if process.returncode is None
+        ]
+
     def _command_for(self, log: Path) -> list[str]:
         port = free_port()
         self._url_by_log[log] = f"http://127.0.0.1:{port}"
@@ -67,6 +75,7 @@ class ApiProcesses(ServiceProcesses):
 
     async def _until_ready(self, process: asyncio.subprocess.Process, log: Path) -> None:
         url = self._url_by_log[log]
+        waits = pauses()
         async with httpx.AsyncClient(base_url=url, timeout=5) as http:
             try:
                 async with asyncio.timeout(self.start_timeout):
@@ -74,7 +83,7 @@ class ApiProcesses(ServiceProcesses):
                         with contextlib.suppress(httpx.TransportError):
                             if (await http.get("/healthz")).status_code == 200:
                                 return
-                        await asyncio.sleep(0.05)
+                        await asyncio.sleep(next(waits))
             except TimeoutError:
                 pass
         raise AssertionError(

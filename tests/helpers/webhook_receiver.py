@@ -47,6 +47,12 @@ class Receiver(ThreadingHTTPServer):
     def url(self) -> str:
         return f"http://127.0.0.1:{self.server_address[1]}/hooks"
 
+    @property
+    def in_flight(self) -> int:
+        """POSTs received and not yet answered."""
+        with self._lock:
+            return sum(self._in_flight.values())
+
     def release(self) -> None:
         self._released.set()
 
