@@ -175,6 +175,8 @@ def build_worker(
         activities=[
             housekeeping.purge_expired_nonces,
             housekeeping.purge_ended_submissions,
+            intents.select_and_check_requirements,
+            # What runs recorded before `lookup-one-activity` replay (docs/decisions.md).
             intents.select_provider,
             intents.check_requirements,
             intents.create_transaction,

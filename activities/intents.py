@@ -10,6 +10,7 @@ import asyncio
 import contextlib
 from collections.abc import Sequence
 from contextlib import AbstractAsyncContextManager
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy.ext.asyncio import async_sessionmaker
@@ -56,6 +57,7 @@ from ramp.intents.compliance import (
     evaluate,
 )
 from ramp.intents.models import (
+    CheckedSelection,
     CheckResult,
     CheckResults,
     IntentRequest,
@@ -105,6 +107,34 @@ class IntentActivities:
     @activity.defn
     async def select_provider(self, request: IntentRequest) -> ProviderSelection:
         """Eligibility, selection and amount validation (spec: processing order 1-2, 5)."""
+        selection, _ = await self._select(request, with_records=False)
+        return selection
+
+    @activity.defn
+    async def select_and_check_requirements(self, request: IntentRequest) -> CheckedSelection:
+        """`select_provider`, then `check_requirements` for the provider chosen, as one
+        activity (patch `lookup-one-activity`): the customer's verifications are read in
+        the selection's session, before the provider is known (all of them: a few rows)."""
+        selection, records = await self._select(request, with_records=True)
+        checks = RequirementChecks(
+            intent_id=request.intent_id,
+            customer_id=request.customer_id,
+            provider_code=selection.provider_code,
+            amount=request.amount,
+            currency_code=selection.source_currency,
+            codes=[r.code for r in selection.requirements],
+        )
+        return CheckedSelection(
+            selection=selection,
+            checks=_checked(checks, records.get(selection.provider_code, {})),
+        )
+
+    async def _select(
+        self, request: IntentRequest, *, with_records: bool
+    ) -> tuple[ProviderSelection, dict[str, dict[str, VerificationRecord]]]:
+        """The provider selected and, `with_records`, the customer's verifications by
+        provider code and requirement code (else none)."""
+        records: dict[str, dict[str, VerificationRecord]] = {}
         # One session, two statements: the accounts, and the project's routing read
         # whole (its accounts with their health, its strategy: ramp/routing/candidates.py).
         async with self._db() as session:
@@ -116,6 +146,11 @@ class IntentActivities:
             eligible, rejected = eligible_providers(providers, src, dest)
             # DOWN accounts out, the rest in selection order (activities/routing.py).
             routed = await route_payment(session, request, route, eligible, rejected, (src, dest))
+            if with_records:
+                for code, requirement, at, expires in await _verifications(
+                    session, request.customer_id
+                ):
+                    records.setdefault(code, {})[requirement] = VerificationRecord(at, expires)
         # BEST_PRICE asks the providers' quotes: outside the session.
         routed = await rank_by_price(
             self._db,
@@ -163,7 +198,7 @@ class IntentActivities:
             raise application_error(
                 InvalidInput(IntentError.AMOUNT_VALIDATION_ERROR, problem.message, problem.details)
             ) from None
-        return ProviderSelection(
+        selection = ProviderSelection(
             provider_id=chosen.id,
             provider_code=chosen.code,
             provider_name=chosen.name,
@@ -186,6 +221,7 @@ class IntentActivities:
                 for r in chosen.requirements
             ],
         )
+        return selection, records
 
     @activity.defn
     async def check_requirements(self, request: RequirementChecks) -> CheckResults:
@@ -204,23 +240,9 @@ class IntentActivities:
                     )
                 )
             ).all()
-        records = {code: VerificationRecord(at, expires) for code, at, expires in rows}
-        now = utcnow()
-        results = []
-        for code in request.codes:
-            reason = evaluate(
-                CheckContext(
-                    customer_id=request.customer_id,
-                    provider_code=request.provider_code,
-                    requirement_code=code,
-                    amount=request.amount,
-                    currency_code=request.currency_code,
-                    records=records,
-                    now=now,
-                )
-            )
-            results.append(CheckResult(code=code, satisfied=reason is None, reason=reason))
-        return CheckResults(results=results)
+        return _checked(
+            request, {code: VerificationRecord(at, expires) for code, at, expires in rows}
+        )
 
     @activity.defn
     async def create_transaction(self, request: TransactionRequest) -> ProviderTransaction:
@@ -348,6 +370,43 @@ async def _accounts(
             )
         )
     return found[request.src_account_id], found[request.dest_account_id]
+
+
+async def _verifications(
+    session: AsyncSession, customer_id: str
+) -> Sequence[tuple[str, str, datetime, datetime | None]]:
+    """The customer's verifications with every provider: the columns the checks read."""
+    return (
+        await session.exec(
+            select(
+                SatisfiedRequirement.provider_code,
+                SatisfiedRequirement.requirement_code,
+                SatisfiedRequirement.satisfied_at,
+                SatisfiedRequirement.expires_at,
+            ).where(SatisfiedRequirement.customer_id == customer_id)
+        )
+    ).all()
+
+
+def _checked(request: RequirementChecks, records: dict[str, VerificationRecord]) -> CheckResults:
+    """Each requirement of `request` checked against the customer's `records` with its
+    provider (by requirement code)."""
+    now = utcnow()
+    results = []
+    for code in request.codes:
+        reason = evaluate(
+            CheckContext(
+                customer_id=request.customer_id,
+                provider_code=request.provider_code,
+                requirement_code=code,
+                amount=request.amount,
+                currency_code=request.currency_code,
+                records=records,
+                now=now,
+            )
+        )
+        results.append(CheckResult(code=code, satisfied=reason is None, reason=reason))
+    return CheckResults(results=results)
 
 
 def _preferred(

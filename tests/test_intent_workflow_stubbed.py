@@ -36,6 +36,7 @@ from ramp.catalog.models import MovementType
 from ramp.intents.changes import IntentChange
 from ramp.intents.lifecycle import workflow_id
 from ramp.intents.models import (
+    CheckedSelection,
     CheckResults,
     IntentOutcome,
     IntentRequest,
@@ -43,7 +44,6 @@ from ramp.intents.models import (
     ProviderEvent,
     ProviderSelection,
     ProviderTransaction,
-    RequirementChecks,
     TransactionContext,
     TransactionRequest,
 )
@@ -85,10 +85,10 @@ class Outside:
         self.holds_deposit = False
         self._written = asyncio.Condition()
 
-    @activity.defn(name="select_provider")
-    async def select_provider(self, request: IntentRequest) -> ProviderSelection:
+    @activity.defn(name="select_and_check_requirements")
+    async def select_and_check_requirements(self, request: IntentRequest) -> CheckedSelection:
         self.intent_ids.append(request.intent_id)
-        return ProviderSelection(
+        selection = ProviderSelection(
             provider_id="provider-atlas",
             provider_code="sandbox_atlas",
             provider_name="Atlas",
@@ -98,10 +98,7 @@ class Outside:
             destination_currency="USDC_ETHEREUM",
             requirements=[],  # nothing to onboard: the transaction is created at once
         )
-
-    @activity.defn(name="check_requirements")
-    async def check_requirements(self, request: RequirementChecks) -> CheckResults:
-        return CheckResults(results=[])
+        return CheckedSelection(selection=selection, checks=CheckResults(results=[]))
 
     @activity.defn(name="provider_create_transfer")
     async def provider_create_transfer(self, order: TransferOrder) -> ProviderTransaction:
@@ -175,8 +172,7 @@ async def outside(client: Client) -> AsyncIterator[Outside]:
         task_queue=TASK_QUEUE,
         workflows=[IntentWorkflow],
         activities=[
-            stubs.select_provider,
-            stubs.check_requirements,
+            stubs.select_and_check_requirements,
             stubs.provider_create_transfer,
             stubs.provider_get_transfer,
             stubs.provider_cancel_transfer,

@@ -110,6 +110,7 @@ def test_importing_the_workflows_loads_no_activity_code() -> None:
 
 IMPLEMENTATIONS: dict[str, Callable[..., Any]] = {
     "select_provider": IntentActivities.select_provider,
+    "select_and_check_requirements": IntentActivities.select_and_check_requirements,
     "check_requirements": IntentActivities.check_requirements,
     "create_transaction": IntentActivities.create_transaction,
     "cancel_transaction": IntentActivities.cancel_transaction,
@@ -127,6 +128,7 @@ IMPLEMENTATIONS: dict[str, Callable[..., Any]] = {
 DEFINITIONS: list[Callable[..., Any]] = [
     intent_activities.select_provider,
     intent_activities.check_requirements,
+    intent_activities.select_and_check_requirements,
     intent_activities.create_transaction,
     intent_activities.cancel_transaction,
     intent_activities.record_intent,

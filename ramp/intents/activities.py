@@ -12,6 +12,7 @@ from temporalio import activity
 
 from ramp.intents.changes import IntentChange
 from ramp.intents.models import (
+    CheckedSelection,
     CheckResults,
     IntentRequest,
     ProviderSelection,
@@ -34,6 +35,13 @@ async def select_provider(request: IntentRequest) -> ProviderSelection:
 async def check_requirements(request: RequirementChecks) -> CheckResults:
     """Each requirement's check against what the customer has on record."""
     raise NotImplementedError(_IN_WORKER.format("check_requirements"))
+
+
+@activity.defn(name="select_and_check_requirements")
+async def select_and_check_requirements(request: IntentRequest) -> CheckedSelection:
+    """`select_provider`, then `check_requirements` for the provider chosen: one activity
+    (patch `lookup-one-activity`); the two stay for the runs that recorded them."""
+    raise NotImplementedError(_IN_WORKER.format("select_and_check_requirements"))
 
 
 @activity.defn(name="create_transaction")

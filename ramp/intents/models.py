@@ -124,6 +124,14 @@ class CheckResults(_Model):
     results: list[CheckResult]
 
 
+class CheckedSelection(_Model):
+    """`select_and_check_requirements`' answer (patch `lookup-one-activity`): what
+    `select_provider` and then `check_requirements` answered as two activities."""
+
+    selection: ProviderSelection
+    checks: CheckResults
+
+
 # --- state ----------------------------------------------------------------------------
 
 

@@ -15,6 +15,7 @@ from ramp.intents.clock import ClockAdvance, ClockAdvanced
 from ramp.intents.models import IntentOutcome, IntentRequest, IntentState, ProviderEvent
 from ramp.webhooks import activities
 from ramp.webhooks.models import AttemptOutcome, DeliveryAttempt, DeliveryOrder, DeliveryStatus
+from workflows.intent_base import LOOKUP_ONE_ACTIVITY
 from workflows.intents import (
     CUSTOMER_CANCEL,
     OPEN_UPDATE_WAIT,
@@ -51,6 +52,9 @@ class SwappedLookupsWorkflow:
         await self._lookups()
 
     async def _lookups(self) -> None:
+        # Asked first, as IntentWorkflow does: the lookups' activities stay the first
+        # difference in histories recorded with the patch too.
+        workflow.patched(LOOKUP_ONE_ACTIVITY)
         for activity in ("check_requirements", "select_provider"):
             await workflow.execute_local_activity(
                 activity, self._request, start_to_close_timeout=timedelta(seconds=10)

@@ -104,6 +104,10 @@ DEV_SERVER_PATHS = (
     # Issue 26, several accounts per provider (patch accounts-failover-by-account): the
     # failover path again, its failover excluding accounts, not providers.
     "accounts_failover",
+    # Issue 30 (patch lookup-one-activity): the two lookups as one local activity, at
+    # the opening and in a failover.
+    "lookup_autocomplete",
+    "lookup_failover",
 )
 TIME_SKIPPING_PATHS = (
     "expired",
@@ -684,6 +688,8 @@ _DEV_SERVER_RECORDERS: dict[str, Callable[[Stack], Awaitable[Recorded]]] = {
     "failover": record_failover,
     "clock_expired": record_clock_expired,
     "accounts_failover": record_failover,
+    "lookup_autocomplete": record_autocomplete,
+    "lookup_failover": record_failover,
 }
 _DEV_SERVER_RECORDERS |= {
     f"one_path_{path}": _DEV_SERVER_RECORDERS[path] for path in ONE_PATH_DEV_SERVER

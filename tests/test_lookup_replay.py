@@ -1,0 +1,111 @@
+"""The patch `lookup-one-activity` (issue 30) guarded by recorded histories: an intent's
+two lookups (`select_provider`, then `check_requirements`) are one local activity,
+`select_and_check_requirements`, in runs that recorded the patch:
+`tests/histories/intent_lookup_autocomplete.json` (the opening) and
+`intent_lookup_failover.json` (the opening and a failover's lookups). Both replay with
+their recorded state (tests/test_replay.py replays every history), and code without the
+patch's branch fails them; histories from before carry no marker and replay the two
+activities (tests/test_replay.py again)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from temporalio import workflow
+from temporalio.client import WorkflowHistory
+from temporalio.contrib.pydantic import pydantic_data_converter
+from temporalio.worker import Replayer, UnsandboxedWorkflowRunner
+
+from tests.histories.record import HISTORIES
+from tests.histories.snapshots import differences, replay, state_file
+from workflows.intent_base import LOOKUP_ONE_ACTIVITY
+from workflows.intents import IntentWorkflow
+
+WITH_THE_PATCH = [
+    HISTORIES / "intent_lookup_autocomplete.json",
+    HISTORIES / "intent_lookup_failover.json",
+]
+BEFORE_THE_PATCH = [
+    HISTORIES / "intent_one_path_autocomplete.json",
+    HISTORIES / "intent_accounts_failover.json",
+]
+
+
+def _history(path: Path) -> WorkflowHistory:
+    return WorkflowHistory.from_json(path.stem, path.read_text())
+
+
+def _patch_ids(history: WorkflowHistory) -> list[str]:
+    found: list[str] = []
+    for event in history.events:
+        if event.HasField("marker_recorded_event_attributes"):
+            details = event.marker_recorded_event_attributes.details
+            if "patch-data" in details:
+                found += [p.data.decode() for p in details["patch-data"].payloads]
+    return found
+
+
+def _lookups(path: Path) -> list[str]:
+    """The lookups' local activities of the recorded run (its inputs' snapshot)."""
+    stored = json.loads(state_file(path).read_text())["localActivities"]
+    names = {"select_provider", "check_requirements", "select_and_check_requirements"}
+    return [s["activity"] for s in stored if s["activity"] in names]
+
+
+def test_only_the_new_histories_carry_the_patch() -> None:
+    for path in WITH_THE_PATCH:
+        assert any(LOOKUP_ONE_ACTIVITY in p for p in _patch_ids(_history(path))), path
+    for path in BEFORE_THE_PATCH:
+        assert not any(LOOKUP_ONE_ACTIVITY in p for p in _patch_ids(_history(path))), path
+
+
+def test_the_patched_runs_look_up_once_per_selection() -> None:
+    opening = WITH_THE_PATCH[0]
+    assert _lookups(opening) == ["select_and_check_requirements"]
+    # The failover asks again: one activity where runs before ran two.
+    failover = WITH_THE_PATCH[1]
+    assert _lookups(failover) == ["select_and_check_requirements"] * 2
+    before = BEFORE_THE_PATCH[1]
+    assert (
+        _lookups(before)
+        == [
+            "select_provider",
+            "check_requirements",
+        ]
+        * 2
+    )
+
+
+@pytest.mark.parametrize("path", WITH_THE_PATCH, ids=lambda p: p.stem)
+async def test_the_patched_histories_replay_with_their_state(path: Path) -> None:
+    history = _history(path)
+    replayed = await replay(history, IntentWorkflow)
+    assert differences(history, replayed, state_file(path)) == []
+    assert replayed.result.status == "COMPLETED"
+
+
+@pytest.mark.parametrize("path", WITH_THE_PATCH, ids=lambda p: p.stem)
+async def test_code_without_the_patch_breaks_the_patched_histories(
+    path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The patch's branch removed (the two lookups for every run): the recorded single
+    lookup no longer matches what the code schedules."""
+    patched = workflow.patched
+
+    def two_lookups(patch_id: str) -> bool:
+        return False if patch_id == LOOKUP_ONE_ACTIVITY else patched(patch_id)
+
+    monkeypatch.setattr(workflow, "patched", two_lookups)
+    # Unsandboxed: the change is made in this process's modules.
+    replayer = Replayer(
+        workflows=[IntentWorkflow],
+        data_converter=pydantic_data_converter,
+        workflow_runner=UnsandboxedWorkflowRunner(),
+    )
+    result = await replayer.replay_workflow(_history(path), raise_on_replay_failure=False)
+    # The recorded answer (select_and_check_requirements') is resolved to the
+    # select_provider the code now schedules in its place, and is no ProviderSelection.
+    assert result.replay_failure is not None
+    assert "validation errors for ProviderSelection" in str(result.replay_failure)
