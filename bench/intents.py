@@ -5,8 +5,8 @@ Starts the sandbox (`ramp dev`) on free ports in a temporary data dir, then, in 
 - setup: a customer, an ACH -> USDC_ETHEREUM account pair, and one intent whose
   compliance steps are all verified through the sandbox endpoints. From then on every
   new intent for that customer and pair is created with its transaction before the
-  response (the workflow's `open` update runs three local activities:
-  select_and_check_requirements, provider_create_transfer, record_intent);
+  response (the workflow's `open` update runs four local activities: select_provider,
+  check_requirements, create_transaction, record_intent);
 - service: `POST /v1/intent` (asserted 201 with a transaction), sequential latency
   (p50/p95/p99) after a warm-up, and throughput with N concurrent callers;
 - service_with_webhooks, service_with_ten_webhooks: the same, with one then ten
@@ -76,7 +76,7 @@ from ramp.db.types import utcnow
 
 FLOOR_TASK_QUEUE = "bench-floor"
 # As many as IntentWorkflow.open runs on the auto-complete path.
-FLOOR_LOCAL_ACTIVITIES = 3
+FLOOR_LOCAL_ACTIVITIES = 4
 TARGET = {
     "p50_ratio_max": 1.5,
     "throughput_ratio_min": 0.7,
