@@ -17,8 +17,8 @@ from typing import Any
 import httpx
 import pytest
 from argon2 import PasswordHasher, profiles
+from sqlalchemy import Engine, text
 from sqlalchemy import create_engine as create_sync_engine
-from sqlalchemy import text
 from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.ext.asyncio import async_sessionmaker
 from sqlmodel import SQLModel
@@ -163,7 +163,14 @@ def _units(cost: dict[str, float]) -> dict[str, tuple[float, set[str]]]:
 
 # Modules that share a process-wide stack (tests/helpers/sandbox.py): kept in one pass and
 # one process, so that they start it once.
-SHARED = ({"tests/test_ramp_dev_privacy.py", "tests/test_readme_walk.py"},)
+SHARED = (
+    {
+        "tests/test_ramp_dev.py",
+        "tests/test_ramp_dev_faults.py",
+        "tests/test_ramp_dev_privacy.py",
+        "tests/test_readme_walk.py",
+    },
+)
 
 
 PASSES = ("postgres", "sqlite")
@@ -394,15 +401,47 @@ def migrated(schema: Settings, settings: Settings) -> Settings:
 @pytest.fixture(autouse=True)
 async def _clean_database(request: pytest.FixtureRequest) -> AsyncIterator[None]:
     """Every test starts from empty tables (schema made once, by the migrations)."""
-    yield
     if "migrated" not in request.fixturenames:
+        yield
         return
+    engines: _CleanupEngines = request.getfixturevalue("_cleanup_engines")
+    yield
     settings: Settings = request.getfixturevalue("migrated")
     if "temporal_client" in request.fixturenames:
         await _end_running_workflows(request.getfixturevalue("temporal_client"), settings)
     # In a thread: the session's worker may still be finishing a write (a webhook
     # attempt, say) on this event loop, and SQLite's lock would wait for it forever.
-    await asyncio.to_thread(_delete_all_rows, settings)
+    await asyncio.to_thread(_delete_all_rows, engines.get(settings.migration_url))
+
+
+class _CleanupEngines:
+    """One engine per database for the cleanup of every test, kept for the session: an
+    engine made and disposed per test cost 10 (SQLite) to 17 ms (PostgreSQL, a new
+    connection and its server process) of the test process's CPU, about 15 s a run."""
+
+    def __init__(self) -> None:
+        self._engines: dict[str, Engine] = {}
+
+    def get(self, url: str) -> Engine:
+        if url not in self._engines:
+            self._engines[url] = create_sync_engine(url)
+        return self._engines[url]
+
+    def dispose(self) -> None:
+        for engine in self._engines.values():
+            engine.dispose()
+
+
+@pytest.fixture(scope="session")
+def _cleanup_engines(database_url: str) -> Iterator[_CleanupEngines]:
+    # Disposed before database_url's teardown drops the PostgreSQL schema. Always: a
+    # connection left to the garbage collector fails whichever test is running when it
+    # is collected (ResourceWarning, an error under this config).
+    engines = _CleanupEngines()
+    try:
+        yield engines
+    finally:
+        engines.dispose()
 
 
 async def _end_running_workflows(client: Client, settings: Settings) -> None:
@@ -418,28 +457,22 @@ async def _end_running_workflows(client: Client, settings: Settings) -> None:
             await handle.terminate("the test is over: its rows are deleted")
 
 
-def _delete_all_rows(settings: Settings) -> None:
-    engine = create_sync_engine(settings.migration_url)
-    try:
-        # A worker's webhook dispatcher may log an attempt between deleting the attempts
-        # and deleting their delivery (PostgreSQL then refuses the second), or a workflow
-        # still recording its intent may lock rows in the other order (PostgreSQL picks
-        # this transaction as the deadlock's victim): start again.
-        for tries_left in reversed(range(5)):
-            try:
-                with engine.begin() as connection:
-                    for table in reversed(SQLModel.metadata.sorted_tables):
-                        connection.execute(table.delete())
-                break
-            except (IntegrityError, OperationalError) as error:
-                if not tries_left or (
-                    isinstance(error, OperationalError) and "deadlock" not in str(error).lower()
-                ):
-                    raise
-    finally:
-        # Always: a connection left to the garbage collector fails whichever test is
-        # running when it is collected (ResourceWarning, an error under this config).
-        engine.dispose()
+def _delete_all_rows(engine: Engine) -> None:
+    # A worker's webhook dispatcher may log an attempt between deleting the attempts
+    # and deleting their delivery (PostgreSQL then refuses the second), or a workflow
+    # still recording its intent may lock rows in the other order (PostgreSQL picks
+    # this transaction as the deadlock's victim): start again.
+    for tries_left in reversed(range(5)):
+        try:
+            with engine.begin() as connection:
+                for table in reversed(SQLModel.metadata.sorted_tables):
+                    connection.execute(table.delete())
+            break
+        except (IntegrityError, OperationalError) as error:
+            if not tries_left or (
+                isinstance(error, OperationalError) and "deadlock" not in str(error).lower()
+            ):
+                raise
 
 
 @pytest.fixture(scope="module")
