@@ -15,7 +15,7 @@ import pytest
 from bench.sandbox import SandboxProcess
 from ramp.config import Environment
 from ramp.settings_loader import StackMismatch, mark_stack, stack_environment
-from tests.helpers.cli import ramp
+from tests.helpers.cli import ramp_in_process as ramp
 from tests.simulators.bridge import BridgeSimulator, running
 
 KEY = "sk-test-ramp-dev-production"
