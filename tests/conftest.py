@@ -202,6 +202,7 @@ MODULE_SECONDS = {
     "tests/test_intent_expiry.py": 4,
     "tests/test_api_reference.py": 3,
     "tests/test_readme_walk.py": 3,
+    "tests/test_provider_accounts.py": 3,  # its CLI test
     "tests/test_intent_provider_failures.py": 2,
     "tests/test_python_client.py": 2,
     "tests/test_bridge_onboarding_page.py": 2,
@@ -217,7 +218,6 @@ SHARD_SECONDS = {
     "tests/test_webhook_durability.py": (50, 50),
     "tests/test_schemathesis.py": (18, 25),
     "tests/test_ramp_dev.py": (0, 13),  # `ramp dev --database-url`, PostgreSQL only
-    "tests/test_provider_accounts.py": (8, 8),
     "tests/test_intents.py": (10, 12),
     "tests/test_webhooks.py": (11, 8),
     "tests/test_bridge_production.py": (9, 9),
