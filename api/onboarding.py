@@ -16,7 +16,6 @@ from __future__ import annotations
 import functools
 from collections.abc import Mapping, Sequence
 
-import segno
 from starlette.requests import Request
 from starlette.responses import Response
 
@@ -280,4 +279,8 @@ def qr_code(address: str) -> str:
 
     The plain address, which every wallet scans; amount and network are shown beside it.
     """
+    # Imported here: segno (with xml.sax) costs the API process about 0.1 s of CPU at
+    # start, for the QR codes of the onboarding page's wallet steps only.
+    import segno
+
     return str(segno.make(address, error="m").svg_data_uri(scale=4, border=2))

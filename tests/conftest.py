@@ -17,8 +17,8 @@ from typing import Any
 import httpx
 import pytest
 from argon2 import PasswordHasher, profiles
+from sqlalchemy import Engine, text
 from sqlalchemy import create_engine as create_sync_engine
-from sqlalchemy import text
 from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.ext.asyncio import async_sessionmaker
 from sqlmodel import SQLModel
@@ -133,14 +133,8 @@ def _shard_modules(items: list[pytest.Item], count: int) -> list[set[str]]:
     """The pass's modules in `count` shares of about equal cost (a module stays whole:
     its module-scoped stacks are started once); the costliest first, each to the share
     with the least so far."""
-    cost: dict[str, float] = {}
-    for item in items:
-        module = _module(item)
-        cost[module] = cost.get(module, 0.0) + DEFAULT_TEST_SECONDS
-    cost.update((module, seconds) for module, seconds in MODULE_SECONDS.items() if module in cost)
     column = 1 if os.environ.get("RAMP_TEST_DATABASE_URL") else 0
-    cost.update((module, both[column]) for module, both in SHARD_SECONDS.items() if module in cost)
-    units = _units(cost)
+    units = _units(_costs(items, column))
     shares: list[set[str]] = [set() for _ in range(count)]
     load = [0.0] * count
     for unit in sorted(units, key=lambda unit: (-units[unit][0], unit)):
@@ -163,102 +157,120 @@ def _units(cost: dict[str, float]) -> dict[str, tuple[float, set[str]]]:
 
 # Modules that share a process-wide stack (tests/helpers/sandbox.py): kept in one pass and
 # one process, so that they start it once.
-SHARED = ({"tests/test_ramp_dev_privacy.py", "tests/test_readme_walk.py"},)
+SHARED = (
+    {
+        "tests/test_ramp_dev.py",
+        "tests/test_ramp_dev_faults.py",
+        "tests/test_ramp_dev_privacy.py",
+        "tests/test_readme_walk.py",
+    },
+)
 
 
 PASSES = ("postgres", "sqlite")
 
-# Seconds a pass spent on each module that runs in one pass only, where that is more
-# than a few (--durations=0 of `./scripts/test` on the 2-core machine, 2026-11-26, two
-# processes per pass, the machine otherwise nearly idle: only the ratios matter, and a
-# stale figure only unbalances the processes a little). Any other module counts
-# DEFAULT_TEST_SECONDS per test. The tests that run in both passes take about
-# PASS_SECONDS longer on PostgreSQL: the SQLite pass takes that much more of the rest.
+# What the split weighs: each module's CPU seconds in a pass (tests/cpu_report.py, user +
+# sys of pytest's process tree, which hardly moves with the machine's load, unlike wall
+# time), from the reports of `CI=true ./scripts/test` on the 2-core machine, 2026-11-26
+# (three processes a pass), with the modules changed since then measured before and
+# after and scaled alike; only the ratios matter, and a stale figure only unbalances the
+# processes a little. A process has two cores to share with five others, so its wall time
+# follows its CPU, plus what each test waits for beyond it (the database, Temporal, the
+# event loop): TEST_WAIT_SECONDS a test, for every module. A module not listed counts
+# DEFAULT_TEST_SECONDS of CPU per test (about what the small modules take).
+#
+# MODULE_SECONDS: the tests of a module that run in one of the two passes, chosen by the
+# split (they reach no database, or are marked either_database).
 MODULE_SECONDS = {
-    "tests/test_ramp_dev_faults.py": 50,
-    "tests/test_bridge_worker_kill.py": 43,
-    "tests/test_scripts.py": 38,
-    "tests/test_intent_temporal_restart.py": 35,
-    "tests/test_ramp_dev.py": 30,
-    "tests/test_dashboard_browser.py": 28,
-    "tests/test_onboarding_page.py": 25,
-    "tests/test_worker_outage.py": 23,
-    "tests/test_exit_guard.py": 22,
-    "tests/test_cli.py": 21,
-    "tests/test_supervisor.py": 20,
-    "tests/test_readme_walk.py": 8,
-    "tests/test_provider_accounts.py": 18,
-    "tests/test_intent_durability.py": 17,
-    "tests/test_replay.py": 16,
-    "tests/test_ramp_dev_production.py": 13,
-    "tests/test_intent_workflow_stubbed.py": 10,
-    "tests/test_ramp_dev_privacy.py": 12,
-    # Moved to one pass in round three (docs/performance.md): their seconds in a pass,
-    # from their earlier SHARD_SECONDS or, where none, a single-module run.
-    "tests/test_bridge_polling.py": 36,
-    "tests/test_throttling_by_address.py": 31,
-    "tests/test_network_policy.py": 7,
-    "tests/test_onboarding_durability.py": 18,
-    "tests/test_intent_expiry.py": 12,
-    "tests/test_intent_provider_failures.py": 5,
-    "tests/test_bridge_onboarding_page.py": 8,
-    "tests/test_quotes.py": 4,
-    "tests/test_webhook_cli.py": 5,
-    "tests/test_dashboard_cli.py": 5,
-    "tests/test_bridge_connector.py": 6,
-    "tests/test_catalog.py": 4,
-    "tests/test_data_at_rest.py": 4,
-    "tests/test_webhook_sender_process.py": 4,
-    "tests/test_routing.py": 9,
-    "tests/test_routing_replay.py": 2,
-    "tests/test_monerium_connector.py": 7,
-    "tests/test_monerium_accounts.py": 3,
-    "tests/test_monerium_production.py": 14,
-    "tests/test_monerium_replay.py": 4,
-    "tests/test_monerium_onboarding_page.py": 6,
-    "tests/test_events_api.py": 12,
-    "tests/test_clock_replay.py": 4,
-    "tests/test_one_call_intents.py": 3,
-    "tests/test_python_client.py": 10,
-    "tests/test_api_reference.py": 12,
-    "tests/test_observability.py": 10,
-    "tests/test_deploy_files.py": 1,
+    "tests/test_ramp_dev_faults.py": 23,
+    "tests/test_scripts.py": 18,
+    "tests/test_ramp_dev.py": 18,  # the shared stack's start and restart
+    "tests/test_bridge_polling.py": 18,
+    "tests/test_onboarding_page.py": 13,
+    "tests/test_bridge_worker_kill.py": 13,
+    "tests/test_exit_guard.py": 11,
+    "tests/test_replay.py": 11,
+    "tests/test_ramp_dev_production.py": 10,
+    "tests/test_dashboard_browser.py": 10,
+    "tests/test_cli.py": 9,
+    "tests/test_intent_temporal_restart.py": 8,
+    "tests/test_intent_durability.py": 7,
+    "tests/test_onboarding_durability.py": 7,
+    "tests/test_throttling_by_address.py": 5,
+    "tests/test_worker_outage.py": 4,
+    "tests/test_supervisor.py": 4,
+    "tests/test_intent_expiry.py": 4,
+    "tests/test_api_reference.py": 3,
+    "tests/test_readme_walk.py": 3,
+    "tests/test_provider_accounts.py": 3,  # its CLI test
+    "tests/test_intent_provider_failures.py": 2,
+    "tests/test_python_client.py": 2,
+    "tests/test_bridge_onboarding_page.py": 2,
+    "tests/test_webhook_cli.py": 2,
 }
-DEFAULT_TEST_SECONDS = 0.1
-# tests/test_scale_out.py (PostgreSQL only: processes of every kind killed, the database
-# stopped) is in the PostgreSQL pass's share, about 110 s of it on a loaded machine.
-PASS_SECONDS = {"postgres": 210.0, "sqlite": 0.0}
-# Where a pass's processes (RAMP_TEST_SHARD) share its modules: the seconds each pass
-# (SQLite, PostgreSQL) spends on the costliest modules, from the same run.
+DEFAULT_TEST_SECONDS = 0.05
+TEST_WAIT_SECONDS = 0.1
+# SHARD_SECONDS: the tests of a module that run in a pass whatever the split (they reach
+# the database, or are pinned to it): their CPU seconds in the SQLite pass and in the
+# PostgreSQL pass.
 SHARD_SECONDS = {
-    "tests/test_scale_out.py": (0, 110),
-    "tests/test_webhook_durability.py": (67, 64),
-    "tests/test_schemathesis.py": (29, 40),
-    "tests/test_webhook_dispatcher_process.py": (8, 37),
-    "tests/test_intents.py": (22, 32),
-    "tests/test_webhooks.py": (28, 24),
-    "tests/test_ramp_dev_faults.py": (50, 18),
-    "tests/test_webhook_dispatch.py": (17, 17),
-    "tests/test_bridge_production.py": (14, 17),
-    "tests/test_dashboard_admin.py": (8, 19),
-    "tests/test_onboarding_api.py": (14, 16),
-    "tests/test_cancel.py": (10, 9),
-    "tests/test_provider_event_relay.py": (4, 8),
-    "tests/test_migrations.py": (4, 7),
+    "tests/test_scale_out.py": (0, 38),
+    "tests/test_webhook_durability.py": (25, 25),
+    "tests/test_schemathesis.py": (18, 25),
+    "tests/test_ramp_dev.py": (0, 13),  # `ramp dev --database-url`, PostgreSQL only
+    "tests/test_intents.py": (10, 12),
+    "tests/test_webhooks.py": (11, 8),
+    "tests/test_bridge_production.py": (9, 9),
+    "tests/test_monerium_production.py": (7, 8),
+    "tests/test_onboarding_api.py": (6, 7),
+    "tests/test_cancel.py": (7, 7),
+    "tests/test_dashboard_admin.py": (5, 6),
+    "tests/test_webhook_dispatcher_process.py": (5, 6),
+    "tests/test_migrations.py": (5, 3),
+    "tests/test_monerium_onboarding_page.py": (5, 5),
+    "tests/test_routing.py": (3, 5),
+    "tests/test_provider_event_relay.py": (2, 4),
+    "tests/test_bridge_poll_schedule.py": (2, 2),
+    "tests/test_events_api.py": (2, 2),
+    "tests/test_webhook_dispatch.py": (2, 2),
 }
+
+
+def _fixed(item: pytest.Item) -> bool:
+    """Runs in its pass whatever the split: reaches the database, or is pinned to one."""
+    return _reaches(item) or _pinned(item)
+
+
+def _costs(items: list[pytest.Item], column: int) -> dict[str, float]:
+    """The cost of each module's tests among `items`, in the pass of SHARD_SECONDS's
+    `column` (0 SQLite, 1 PostgreSQL)."""
+    counts: dict[str, list[int]] = {}  # module: [fixed tests, split tests]
+    for item in items:
+        counts.setdefault(_module(item), [0, 0])[0 if _fixed(item) else 1] += 1
+    cost: dict[str, float] = {}
+    for module, (fixed, split) in counts.items():
+        seconds = TEST_WAIT_SECONDS * (fixed + split)
+        if fixed:
+            listed = SHARD_SECONDS.get(module)
+            seconds += listed[column] if listed else DEFAULT_TEST_SECONDS * fixed
+        if split:
+            seconds += MODULE_SECONDS.get(module, DEFAULT_TEST_SECONDS * split)
+        cost[module] = seconds
+    return cost
 
 
 def _split(items: list[pytest.Item]) -> dict[str, str]:
     """The pass each module's database-free tests run in: the costliest first, each
-    to the pass with the least so far (a greedy split, the same in both passes)."""
-    cost: dict[str, float] = {}
-    for item in items:
-        if not _reaches(item) and not _pinned(item):
-            module = _module(item)
-            cost[module] = cost.get(module, 0.0) + DEFAULT_TEST_SECONDS
-    cost.update((module, seconds) for module, seconds in MODULE_SECONDS.items() if module in cost)
-    units = _units(cost)
-    load = dict(PASS_SECONDS)
+    to the pass with the least so far (a greedy split, the same in both passes), each
+    pass starting from what it runs whatever the split (its database's tests)."""
+    load: dict[str, float] = {}
+    for share, column, elsewhere in (
+        ("sqlite", 0, "postgresql_only"),
+        ("postgres", 1, "sqlite_only"),
+    ):
+        anyway = [i for i in items if _fixed(i) and i.get_closest_marker(elsewhere) is None]
+        load[share] = sum(_costs(anyway, column).values())
+    units = _units(_costs([item for item in items if not _fixed(item)], 0))
     owners: dict[str, str] = {}
     for unit in sorted(units, key=lambda unit: (-units[unit][0], unit)):
         lightest = min(PASSES, key=lambda share: (load[share], share))
@@ -394,15 +406,47 @@ def migrated(schema: Settings, settings: Settings) -> Settings:
 @pytest.fixture(autouse=True)
 async def _clean_database(request: pytest.FixtureRequest) -> AsyncIterator[None]:
     """Every test starts from empty tables (schema made once, by the migrations)."""
-    yield
     if "migrated" not in request.fixturenames:
+        yield
         return
+    engines: _CleanupEngines = request.getfixturevalue("_cleanup_engines")
+    yield
     settings: Settings = request.getfixturevalue("migrated")
     if "temporal_client" in request.fixturenames:
         await _end_running_workflows(request.getfixturevalue("temporal_client"), settings)
     # In a thread: the session's worker may still be finishing a write (a webhook
     # attempt, say) on this event loop, and SQLite's lock would wait for it forever.
-    await asyncio.to_thread(_delete_all_rows, settings)
+    await asyncio.to_thread(_delete_all_rows, engines.get(settings.migration_url))
+
+
+class _CleanupEngines:
+    """One engine per database for the cleanup of every test, kept for the session: an
+    engine made and disposed per test cost 10 (SQLite) to 17 ms (PostgreSQL, a new
+    connection and its server process) of the test process's CPU, about 15 s a run."""
+
+    def __init__(self) -> None:
+        self._engines: dict[str, Engine] = {}
+
+    def get(self, url: str) -> Engine:
+        if url not in self._engines:
+            self._engines[url] = create_sync_engine(url)
+        return self._engines[url]
+
+    def dispose(self) -> None:
+        for engine in self._engines.values():
+            engine.dispose()
+
+
+@pytest.fixture(scope="session")
+def _cleanup_engines(database_url: str) -> Iterator[_CleanupEngines]:
+    # Disposed before database_url's teardown drops the PostgreSQL schema. Always: a
+    # connection left to the garbage collector fails whichever test is running when it
+    # is collected (ResourceWarning, an error under this config).
+    engines = _CleanupEngines()
+    try:
+        yield engines
+    finally:
+        engines.dispose()
 
 
 async def _end_running_workflows(client: Client, settings: Settings) -> None:
@@ -418,28 +462,22 @@ async def _end_running_workflows(client: Client, settings: Settings) -> None:
             await handle.terminate("the test is over: its rows are deleted")
 
 
-def _delete_all_rows(settings: Settings) -> None:
-    engine = create_sync_engine(settings.migration_url)
-    try:
-        # A worker's webhook dispatcher may log an attempt between deleting the attempts
-        # and deleting their delivery (PostgreSQL then refuses the second), or a workflow
-        # still recording its intent may lock rows in the other order (PostgreSQL picks
-        # this transaction as the deadlock's victim): start again.
-        for tries_left in reversed(range(5)):
-            try:
-                with engine.begin() as connection:
-                    for table in reversed(SQLModel.metadata.sorted_tables):
-                        connection.execute(table.delete())
-                break
-            except (IntegrityError, OperationalError) as error:
-                if not tries_left or (
-                    isinstance(error, OperationalError) and "deadlock" not in str(error).lower()
-                ):
-                    raise
-    finally:
-        # Always: a connection left to the garbage collector fails whichever test is
-        # running when it is collected (ResourceWarning, an error under this config).
-        engine.dispose()
+def _delete_all_rows(engine: Engine) -> None:
+    # A worker's webhook dispatcher may log an attempt between deleting the attempts
+    # and deleting their delivery (PostgreSQL then refuses the second), or a workflow
+    # still recording its intent may lock rows in the other order (PostgreSQL picks
+    # this transaction as the deadlock's victim): start again.
+    for tries_left in reversed(range(5)):
+        try:
+            with engine.begin() as connection:
+                for table in reversed(SQLModel.metadata.sorted_tables):
+                    connection.execute(table.delete())
+            break
+        except (IntegrityError, OperationalError) as error:
+            if not tries_left or (
+                isinstance(error, OperationalError) and "deadlock" not in str(error).lower()
+            ):
+                raise
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,8 @@
-"""The `ramp` administration commands, run as a user would run them."""
+"""The `ramp` administration commands, run as a user would run them: as processes where
+the test is about the process (its exit status, what it prints, the real password
+hashing, settings from its environment only), in the test's process where it is about
+what a command does with its options and data dir (tests/helpers/cli.py: each process
+costs about 1 s of CPU in imports)."""
 
 from __future__ import annotations
 
@@ -19,7 +23,7 @@ from tests.helpers.cli import ramp, ramp_in_process
 def trust_issuer(
     data_dir: Path, project_id: str, jwks_url: str
 ) -> subprocess.CompletedProcess[str]:
-    return ramp(
+    return ramp_in_process(
         "project",
         "trust-issuer",
         "--project-id",
@@ -62,7 +66,7 @@ def test_project_create_prints_credentials_once(tmp_path: Path) -> None:
 
 
 def test_trust_issuer_refuses_bad_input_clearly(tmp_path: Path) -> None:
-    created = ramp("project", "create", "--name", "A", "--data-dir", str(tmp_path))
+    created = ramp_in_process("project", "create", "--name", "A", "--data-dir", str(tmp_path))
     project_id = json.loads(created.stdout)["projectId"]
     insecure = trust_issuer(tmp_path, project_id, "http://login.example/jwks")
     assert insecure.returncode == 1
@@ -110,7 +114,9 @@ async def test_commands_use_the_database_their_stack_runs_on(
     data = tmp_path / "stack"
     mark_stack(data, Environment.SANDBOX, "http://127.0.0.1:8000", migrated.database_url)
     assert (data / STACK_FILE).stat().st_mode & 0o777 == 0o600  # the URL may hold a password
-    created = ramp("project", "create", "--name", "On the stack", "--data-dir", str(data))
+    created = ramp_in_process(
+        "project", "create", "--name", "On the stack", "--data-dir", str(data)
+    )
     assert created.returncode == 0, created.stderr
     project_id = json.loads(created.stdout)["projectId"]
     assert await db.get(Project, project_id) is not None
@@ -149,7 +155,7 @@ def test_a_stack_from_before_the_record_is_not_given_a_second_database(tmp_path:
     data = tmp_path / "stack"
     data.mkdir()
     (data / STACK_FILE).write_text(json.dumps({"environment": "sandbox", "publicUrl": None}))
-    refused = ramp("project", "create", "--name", "A", "--data-dir", str(data))
+    refused = ramp_in_process("project", "create", "--name", "A", "--data-dir", str(data))
     assert refused.returncode == 1, refused.stdout
     assert "pass that --database-url" in refused.stderr
     assert not (data / "ramp.db").exists()
@@ -158,14 +164,14 @@ def test_a_stack_from_before_the_record_is_not_given_a_second_database(tmp_path:
 def test_every_data_command_takes_database_url(tmp_path: Path) -> None:
     database = tmp_path / "chosen.db"
     url = f"sqlite:///{database}"
-    created = ramp(
+    created = ramp_in_process(
         "project", "create", "--name", "A", "--data-dir", str(tmp_path / "d"), "--database-url", url
     )
     assert created.returncode == 0, created.stderr
     project_id = json.loads(created.stdout)["projectId"]
     assert database.exists()
     assert not (tmp_path / "d" / "ramp.db").exists()
-    fee = ramp(
+    fee = ramp_in_process(
         "project",
         "set-partner-fee",
         "--project-id",

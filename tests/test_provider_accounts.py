@@ -31,7 +31,7 @@ from ramp.routing.candidates import ProjectRoute, project_route
 from ramp.routing.health import DOWN_AFTER, Health, apply_call
 from ramp.routing.strategy import Strategy, rank_accounts, set_routing_strategy
 from ramp.security.encryption import SecretBox
-from tests.helpers.cli import ramp
+from tests.helpers.cli import ramp, ramp_in_process
 from tests.simulators.bridge import BridgeSimulator, Fault, running
 
 GOOD_KEY = "sk-test-provider-accounts-key"
@@ -333,19 +333,22 @@ async def test_sealed_credentials_are_bound_to_their_account(
 
 
 async def test_cli_sets_lists_and_disables(tmp_path: Path, bridge: BridgeSimulator) -> None:
-    # The simulator serves on this event loop: the command runs in a thread.
+    # The simulator serves on this event loop: the command runs in a thread. The two
+    # refusals run as processes (what the process prints on stderr, its log lines
+    # included, is their subject); the other commands in this process (each `ramp`
+    # process costs about 1 s of CPU in imports).
     data = tmp_path / "prod"
     # The simulator is on loopback: the operator allows it, as a staging proxy.
     env = {"RAMP_ENV": "production", "RAMP_PROVIDER_NETWORKS": "127.0.0.1/32", **_cli_keys()}
     created = await asyncio.to_thread(
-        ramp, "project", "create", "--name", "Shop", "--data-dir", str(data), env=env
+        ramp_in_process, "project", "create", "--name", "Shop", "--data-dir", str(data), env=env
     )
     assert created.returncode == 0, created.stderr
     project_id = json.loads(created.stdout)["projectId"]
     good = tmp_path / "bridge.json"
     good.write_text(json.dumps(bridge_credentials(bridge)))
     result = await asyncio.to_thread(
-        ramp,
+        ramp_in_process,
         "provider-account", "set", "--project-id", project_id, "--provider", "BRIDGE",
         "--credentials-file", str(good), "--data-dir", str(data), env=env,
     )  # fmt: skip
@@ -380,9 +383,9 @@ async def test_cli_sets_lists_and_disables(tmp_path: Path, bridge: BridgeSimulat
     assert refused.stderr.strip().count("\n") == 0, refused.stderr
     assert refused.stderr.startswith("Error: PROVIDER_UNREACHABLE: ")
     # A second Bridge account, named, routed before the first (service-level checks of
-    # names and priorities: the tests above; each command here costs a process).
+    # names and priorities: the tests above).
     second = await asyncio.to_thread(
-        ramp,
+        ramp_in_process,
         "provider-account", "set", "--project-id", project_id, "--provider", "BRIDGE",
         "--credentials-file", str(good), "--name", "entity-b", "--priority", "10",
         "--data-dir", str(data), env=env,
@@ -392,8 +395,8 @@ async def test_cli_sets_lists_and_disables(tmp_path: Path, bridge: BridgeSimulat
     assert (named["name"], named["priority"]) == ("entity-b", 10)
     assert named["providerAccountId"] != printed["providerAccountId"]
     listed = await asyncio.to_thread(
-        ramp, "provider-account", "list", "--project-id", project_id, "--data-dir", str(data),
-        env=env,
+        ramp_in_process, "provider-account", "list", "--project-id", project_id,
+        "--data-dir", str(data), env=env,
     )  # fmt: skip
     assert listed.returncode == 0, listed.stderr
     both = json.loads(listed.stdout)
@@ -403,7 +406,7 @@ async def test_cli_sets_lists_and_disables(tmp_path: Path, bridge: BridgeSimulat
     # Without --name: the account named "default"; with it, that one.
     for name in (None, "entity-b"):
         disabled = await asyncio.to_thread(
-            ramp,
+            ramp_in_process,
             "provider-account", "disable", "--project-id", project_id, "--provider", "BRIDGE",
             *(("--name", name) if name else ()), "--data-dir", str(data), env=env,
         )  # fmt: skip

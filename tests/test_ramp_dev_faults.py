@@ -8,9 +8,11 @@ supervisor restarts the child. Then every intent returned settles, and every sta
 change reaches a webhook receiver.
 
 The three kills share one `ramp dev` (starting one costs more than a burst), one after
-the other: each burst has a customer, idempotency keys and a webhook endpoint of its
-own, and ends once the supervisor has restarted its victim and every intent has settled
-through the restarted child, so the next kill starts from a whole stack.
+the other, the one the other `ramp dev` modules of the process share
+(tests/helpers/sandbox.py): each burst has a customer, idempotency keys and a webhook
+endpoint of its own, and ends once the supervisor has restarted its victim and every
+intent has settled through the restarted child, so the next kill, and the next module,
+starts from a whole stack.
 
 A webhook dispatcher killed mid-burst (PostgreSQL) is in tests/test_scale_out.py, among
 processes of every kind run as a deployment runs them.
@@ -19,7 +21,6 @@ processes of every kind run as a deployment runs them.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 import signal
 from collections.abc import Callable, Iterator
@@ -31,6 +32,7 @@ import pytest
 
 from bench.sandbox import SandboxProcess
 from tests.helpers.payments import ACH, wait_for_intent, wallet
+from tests.helpers.sandbox import SharedSandbox
 from tests.helpers.webhook_receiver import Received, receiving
 
 BURST = 16
@@ -50,21 +52,12 @@ CHILD_MARKERS = {
 }
 
 
-@contextlib.contextmanager
-def running(dev: SandboxProcess) -> Iterator[SandboxProcess]:
-    try:
-        yield dev
-    finally:
-        code, left = dev.interrupt()
-        print(dev.log)
-        assert left == [], f"children left running: {left}"
-        assert code == 0
-
-
 @pytest.fixture(scope="module")
-def sandbox(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SandboxProcess]:
-    with running(SandboxProcess(tmp_path_factory.mktemp("ramp-dev") / "data")) as dev:
-        yield dev
+def sandbox(shared_sandbox: SharedSandbox) -> Iterator[SandboxProcess]:
+    """The process's shared `ramp dev`, its log printed after the module (shown with a
+    failure); its stop (exit 0, no child left) is checked where it stops."""
+    yield shared_sandbox
+    print(shared_sandbox.log)
 
 
 def child_pid(dev: SandboxProcess, name: str) -> int:

@@ -1,6 +1,8 @@
 """`ramp dev --environment production` as a user runs it: production on one machine,
 set up only with documented commands (`ramp project create`, `ramp provider-account
-set`) on its data dir, against the Bridge simulator."""
+set`) on its data dir, against the Bridge simulator. The commands run in the test's
+process (tests/helpers/cli.py): the test is about what they do to the stack's data, and
+tests/test_cli.py runs the command line as processes."""
 
 from __future__ import annotations
 
@@ -15,7 +17,7 @@ import pytest
 from bench.sandbox import SandboxProcess
 from ramp.config import Environment
 from ramp.settings_loader import StackMismatch, mark_stack, stack_environment
-from tests.helpers.cli import ramp
+from tests.helpers.cli import ramp_in_process as ramp
 from tests.simulators.bridge import BridgeSimulator, running
 
 KEY = "sk-test-ramp-dev-production"

@@ -1,12 +1,17 @@
-"""One `ramp dev` sandbox shared by the test modules that only use a running one (the
-README's walk, the privacy of what it writes): a start costs about 7 s of CPU (five
-processes importing the service), more than those tests themselves.
+"""One `ramp dev` sandbox shared by the test modules that need a running one but not a
+stack of their own (its first start and restart, the kills of its children, the README's
+walk, the privacy of what it writes): a start costs about 9 s of CPU (the supervisor, the
+API and the worker importing the service, Temporal's dev server), more than most of those
+tests themselves.
 
 Started as a new user's would be, in a new data dir, with a umask that leaves new files
 readable by others (the usual default) and a file an older version left readable: what
-the stack tightens on start (tests/test_ramp_dev_privacy.py). It stops, with Ctrl-C, at
-the end of the last module of the process that uses it (not at the session's end: an
-idle stack still costs CPU), and must exit 0 and leave no child behind.
+the stack tightens on start (tests/test_ramp_dev_privacy.py). A test may restart it on
+its data dir (`restart`: Ctrl-C, exit 0, no child left, then a new `ramp dev` there). It
+stops, with Ctrl-C, at the end of the last module of the process that uses it (not at
+the session's end: an idle stack still costs CPU), and must exit 0 and leave no child
+behind. A test that kills its children waits until the stack is whole again before it
+ends, so each module finds a working stack.
 
 Its fixture is registered for every test module by tests/conftest.py; modules using it
 are kept in one process (`SHARED` there).
@@ -28,8 +33,28 @@ LEFT_READABLE = "written-by-an-older-version.json"
 
 class SharedSandbox(SandboxProcess):
     def __init__(self, data_dir: Path) -> None:
-        super().__init__(data_dir)
         self.data_dir = data_dir
+        self._launch()
+
+    def _launch(self) -> None:
+        previous = os.umask(0o022)  # inherited by the stack: world-readable files
+        try:
+            super().__init__(self.data_dir)
+        finally:
+            os.umask(previous)
+        try:
+            self.credentials()
+        except BaseException:
+            self.interrupt()
+            raise
+
+    def restart(self) -> None:
+        """Ctrl-C (exit 0, no child left), then `ramp dev` again on the same data dir, on
+        new ports, its log a new one."""
+        code, left = self.interrupt()
+        assert code == 0, self.log
+        assert left == [], f"children left running: {left}"
+        self._launch()
 
 
 _running: SharedSandbox | None = None
@@ -41,17 +66,7 @@ def _start(tmp_path_factory: pytest.TempPathFactory) -> SharedSandbox:
     left_readable = data_dir / LEFT_READABLE
     left_readable.write_text("{}")
     left_readable.chmod(0o644)
-    previous = os.umask(0o022)  # inherited by the stack: world-readable files
-    try:
-        sandbox = SharedSandbox(data_dir)
-    finally:
-        os.umask(previous)
-    try:
-        sandbox.credentials()
-    except BaseException:
-        sandbox.interrupt()
-        raise
-    return sandbox
+    return SharedSandbox(data_dir)
 
 
 def _last_user(items: list[pytest.Item]) -> str | None:
