@@ -35,9 +35,10 @@ from ramp.adapters.contract import (
     WebhookRegistration,
     WebhookRejected,
 )
+from ramp.adapters.http_common import TIMEOUT
 from ramp.security.network import PUBLIC_ONLY, NetworkPolicy
 
-from .client import TIMEOUT, BridgeClient
+from .client import BridgeClient
 from .credentials import CREDENTIALS_SCHEMA
 from .credentials import base_url as credentials_base_url
 

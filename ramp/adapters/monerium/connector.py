@@ -36,13 +36,14 @@ from ramp.adapters.contract import (
     WebhookRegistration,
     WebhookRejected,
 )
+from ramp.adapters.http_common import TIMEOUT
 from ramp.catalog import MovementType, Rail
 from ramp.intents.models import TransactionContext
 from ramp.intents.states import StepOutcome
 from ramp.security.network import PUBLIC_ONLY, NetworkPolicy
 
 from .amounts import AMOUNT_UNIT, order_amount
-from .client import TIMEOUT, MoneriumClient
+from .client import MoneriumClient
 from .credentials import CREDENTIALS_SCHEMA
 from .credentials import base_url as credentials_base_url
 from .signatures import LINK_MESSAGE, check_address, check_signature
