@@ -1,10 +1,12 @@
 """What every HTTP connector shares, after Hyperswitch's `ConnectorCommon`: the
 credentials' schema check and base URL, the HTTP exchange with its bounds, the sorting
 of an HTTP answer into the contract's provider-neutral errors where the providers agree
-(a timeout, a transport failure, a 5xx or a 429). Only what is the same logic for
-Bridge and Monerium lives here; how each authenticates (an API key; OAuth client
-credentials and token renewal), reads its error bodies and signs its webhooks stays in
-its own subpackage (docs/providers.md, "What the connectors share").
+(a timeout, a transport failure, a 5xx or a 429), and the connector's front
+(`HttpConnector`: each flow one call of its module, with a client opened for it). Only
+what is the same logic for Bridge and Monerium lives here; how each authenticates (an
+API key; OAuth client credentials and token renewal), reads its error bodies and signs
+its webhooks stays in its own subpackage (docs/providers.md, "What the connectors
+share").
 
 Every message keeps the provider's name (`provider`, as the owner reads it: "Bridge"),
 and nothing logged carries a header, a body or a query string: keys, tokens, personal
@@ -15,16 +17,17 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Awaitable, Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
-from typing import Any, Final
+from typing import Any, Concatenate, Final, Generic, ParamSpec, Protocol, Self, TypeVar
 
 import httpx
 import jsonschema
 
 from ramp.adapters.contract import (
+    CallMode,
     ProviderContext,
     ProviderCredentials,
     ProviderUnavailable,
@@ -212,3 +215,53 @@ class ProviderHttp:
             raise ProviderUnavailable(
                 f"{self.provider} answered with a body that is not JSON"
             ) from None
+
+
+# --- the connector ---------------------------------------------------------------------
+
+
+class ProviderClient(Protocol):
+    """A provider's client: one account's view of its API, an async context manager."""
+
+    async def __aenter__(self) -> Self: ...
+
+    async def __aexit__(self, *exc: object) -> None: ...
+
+
+ClientT = TypeVar("ClientT", bound=ProviderClient)
+FlowArgs = ParamSpec("FlowArgs")
+Result = TypeVar("Result")
+
+
+class HttpConnector(Generic[ClientT]):
+    """The front every HTTP connector keeps: called across the network (regular
+    activities on the providers' queue), its base URL from its `CredentialsSpec`, its
+    timeout and network policy given once, and each flow one call of a flow module with
+    a client opened for it (`_flow`). A subclass names its credentials and builds its
+    client; its flows are its own."""
+
+    call_mode = CallMode.REMOTE
+    credentials_spec: CredentialsSpec
+
+    def __init__(
+        self, *, timeout: httpx.Timeout = TIMEOUT, network: NetworkPolicy = PUBLIC_ONLY
+    ) -> None:
+        self._timeout = timeout
+        self._network = network
+
+    def _client(self, ctx: ProviderContext) -> ClientT:
+        raise NotImplementedError
+
+    def base_url(self, credentials: Mapping[str, Any]) -> str:
+        return self.credentials_spec.base_url(credentials)
+
+    async def _flow(
+        self,
+        ctx: ProviderContext,
+        flow: Callable[Concatenate[ClientT, FlowArgs], Awaitable[Result]],
+        *args: FlowArgs.args,
+        **kwargs: FlowArgs.kwargs,
+    ) -> Result:
+        """`flow` of its module, with a client of this account for its duration."""
+        async with self._client(ctx) as client:
+            return await flow(client, *args, **kwargs)
