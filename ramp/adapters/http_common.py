@@ -2,7 +2,8 @@
 credentials' schema check and base URL, the HTTP exchange with its bounds, the sorting
 of an HTTP answer into the contract's provider-neutral errors where the providers agree
 (a timeout, a transport failure, a 5xx or a 429), and the connector's front
-(`HttpConnector`: each flow one call of its module, with a client opened for it). Only
+(`HttpConnector`: each flow one call of its module, with a client opened for it), and
+the steps of reading a webhook that do not depend on its signature scheme. Only
 what is the same logic for Bridge and Monerium lives here; how each authenticates (an
 API key; OAuth client credentials and token renewal), reads its error bodies and signs
 its webhooks stays in its own subpackage (docs/providers.md, "What the connectors
@@ -16,6 +17,7 @@ data and account numbers travel in those.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 from collections.abc import Awaitable, Callable, Collection, Mapping
 from dataclasses import dataclass, field
@@ -28,9 +30,13 @@ import jsonschema
 
 from ramp.adapters.contract import (
     CallMode,
+    ComplianceHandoff,
+    ProviderComplianceEvent,
     ProviderContext,
     ProviderCredentials,
+    ProviderEvent,
     ProviderUnavailable,
+    WebhookRejected,
 )
 from ramp.security import outbound
 from ramp.security.network import PUBLIC_ONLY, NetworkPolicy
@@ -265,3 +271,49 @@ class HttpConnector(Generic[ClientT]):
         """`flow` of its module, with a client of this account for its duration."""
         async with self._client(ctx) as client:
             return await flow(client, *args, **kwargs)
+
+
+# --- webhooks --------------------------------------------------------------------------
+
+
+def lowered(headers: Mapping[str, str]) -> dict[str, str]:
+    """Headers by lower-case name: HTTP names are case-insensitive, signers' not."""
+    return {k.lower(): v for k, v in headers.items()}
+
+
+def event_time(raw: object) -> datetime | None:
+    """An event's ISO 8601 time (a trailing Z taken), None when absent or unreadable."""
+    try:
+        return datetime.fromisoformat(str(raw).replace("Z", "+00:00")) if raw else None
+    except ValueError:
+        return None
+
+
+def webhook_json(provider: str, body: bytes) -> Any:
+    """A verified body, parsed: `WebhookRejected` when it is not JSON."""
+    try:
+        return json.loads(body)
+    except ValueError:
+        raise WebhookRejected(f"the {provider} webhook body is not JSON") from None
+
+
+def compliance_events(
+    event_id: str,
+    customer_id: str,
+    handoffs: Mapping[str, ComplianceHandoff],
+    occurred_at: datetime | None,
+) -> list[ProviderEvent]:
+    """One event per requirement a verified notification decides. The requirement's
+    suffix keeps their ids distinct for deduplication and stable across redeliveries."""
+    return [
+        ProviderComplianceEvent(
+            provider_event_id=f"{event_id}:{requirement}",
+            provider_customer_id=customer_id,
+            requirement=requirement,
+            outcome=handoff.outcome,
+            reason=handoff.reason,
+            occurred_at=occurred_at,
+        )
+        for requirement, handoff in handoffs.items()
+        if handoff.outcome is not None
+    ]
