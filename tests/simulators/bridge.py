@@ -39,7 +39,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from tests.simulators.bridge_rates import DEFAULT_RATES, exchange_rates
-from tests.simulators.loopback import answer_of, on_loopback
+from tests.simulators.loopback import Gate, answer_of, on_loopback
 
 PREFIX = "/v0"
 BANK_RAILS = {"ach", "ach_push", "ach_same_day", "wire", "sepa", "spei"}
@@ -436,26 +436,17 @@ class BridgeSimulator:
         return JSONResponse(transfer)
 
 
-class _Gate:
+class _Gate(Gate["BridgeSimulator"]):
     """What every Bridge request goes through: faults, auth, idempotency, validation."""
 
-    def __init__(self, app: Any, simulator: BridgeSimulator) -> None:
-        self.app, self.sim = app, simulator
-
-    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        request = Request(scope, receive)
-        raw = await request.body()
+    async def answer(self, request: Request, raw: bytes) -> Response:
         body = json.loads(raw) if raw else None
         method, path = request.method, request.url.path
         key, api_key = request.headers.get("idempotency-key"), request.headers.get("api-key")
         self.sim.requests.append(
             Recorded(method, path, dict(request.query_params), api_key, key, body)
         )
-        response = await self._answer(request, raw, body, key, api_key)
-        await response(scope, receive, send)
+        return await self._answer(request, raw, body, key, api_key)
 
     async def _answer(
         self, request: Request, raw: bytes, body: Any, key: str | None, api_key: str | None

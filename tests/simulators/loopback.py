@@ -1,7 +1,8 @@
 """What the providers' simulators share: serving one with uvicorn on a free loopback
-port in the test's event loop, and answering a request their gate has read already.
-What each checks and answers (Bridge's idempotency keys, Monerium's bearer tokens,
-their faults and error bodies) stays in its own module."""
+port in the test's event loop, and the gate before its routes, which reads each request
+whole before deciding how to answer it. What each checks and answers (Bridge's
+idempotency keys, Monerium's bearer tokens, their faults and error bodies) stays in its
+own module."""
 
 from __future__ import annotations
 
@@ -9,12 +10,14 @@ import asyncio
 import socket
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import uvicorn
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.types import ASGIApp, Message
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+Simulator = TypeVar("Simulator")
 
 
 @asynccontextmanager
@@ -60,3 +63,23 @@ async def answer_of(app: ASGIApp, request: Request, raw: bytes) -> Response:
     await app(request.scope, receive, send)
     return Response(captured.get("body", b""), status_code=captured["status"],
                     media_type="application/json")  # fmt: skip
+
+
+class Gate(Generic[Simulator]):
+    """The middleware a simulator puts before its routes: an HTTP request is read whole
+    (recorded, checked) and `answer`ed, which may serve it through the routes with
+    `answer_of(self.app, ...)`; other scopes pass through."""
+
+    def __init__(self, app: ASGIApp, simulator: Simulator) -> None:
+        self.app, self.sim = app, simulator
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        request = Request(scope, receive)
+        response = await self.answer(request, await request.body())
+        await response(scope, receive, send)
+
+    async def answer(self, request: Request, raw: bytes) -> Response:
+        raise NotImplementedError

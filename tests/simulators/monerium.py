@@ -42,7 +42,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from tests.simulators.loopback import answer_of, on_loopback
+from tests.simulators.loopback import Gate, answer_of, on_loopback
 
 MEDIA_TYPE = "application/vnd.monerium.api-v2+json"
 LINK_MESSAGE = "I hereby declare that I am the address owner."
@@ -598,18 +598,10 @@ class MoneriumSimulator:
         return JSONResponse({k: v for k, v in sub.items() if k != "secret"})
 
 
-class _Gate:
+class _Gate(Gate["MoneriumSimulator"]):
     """What every request goes through: faults, the media type, the bearer token."""
 
-    def __init__(self, app: Any, simulator: MoneriumSimulator) -> None:
-        self.app, self.sim = app, simulator
-
-    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        request = Request(scope, receive)
-        raw = await request.body()
+    async def answer(self, request: Request, raw: bytes) -> Response:
         try:
             body = json.loads(raw) if raw else None
         except ValueError:
@@ -618,8 +610,7 @@ class _Gate:
             request.method, request.url.path, dict(request.query_params),
             request.headers.get("accept"), request.headers.get("authorization"), body,
         ))  # fmt: skip
-        response = await self._answer(request, raw)
-        await response(scope, receive, send)
+        return await self._answer(request, raw)
 
     async def _answer(self, request: Request, raw: bytes) -> Response:
         path = request.url.path
