@@ -20,7 +20,6 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
 from ramp.adapters.bridge import DOCUMENTED_HOSTS, BridgeConnector
-from ramp.adapters.bridge.client import retry_after_seconds
 from ramp.adapters.bridge.credentials import InvalidCredentials, base_url, to_credentials
 from ramp.adapters.bridge.webhooks import verify_signature
 from ramp.adapters.contract import (
@@ -37,6 +36,7 @@ from ramp.adapters.contract import (
     TransactionOrder,
     WebhookRejected,
 )
+from ramp.adapters.http_common import retry_after_seconds
 from ramp.catalog import MovementType, Rail
 from ramp.intents.models import BankDepositInstructions, CryptoDepositInstructions
 from ramp.intents.states import ProviderEventType as E
@@ -531,7 +531,8 @@ async def test_an_answer_too_large_is_an_outage_not_a_full_memory() -> None:
     from starlette.responses import Response, StreamingResponse
     from starlette.routing import Route
 
-    from ramp.adapters.bridge.client import MAX_RESPONSE_BYTES, BridgeClient
+    from ramp.adapters.bridge.client import BridgeClient
+    from ramp.adapters.http_common import MAX_RESPONSE_BYTES
     from tests.helpers.servers import served_over_http
 
     async def huge(request: Request) -> Response:

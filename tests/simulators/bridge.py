@@ -21,7 +21,6 @@ import asyncio
 import base64
 import hashlib
 import json
-import socket
 import time
 import uuid
 from collections.abc import AsyncIterator
@@ -32,7 +31,6 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 import httpx
-import uvicorn
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import padding, rsa
 from starlette.applications import Starlette
@@ -41,6 +39,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from tests.simulators.bridge_rates import DEFAULT_RATES, exchange_rates
+from tests.simulators.loopback import Gate, answer_of, on_loopback
 
 PREFIX = "/v0"
 BANK_RAILS = {"ach", "ach_push", "ach_same_day", "wire", "sepa", "spei"}
@@ -437,26 +436,17 @@ class BridgeSimulator:
         return JSONResponse(transfer)
 
 
-class _Gate:
+class _Gate(Gate["BridgeSimulator"]):
     """What every Bridge request goes through: faults, auth, idempotency, validation."""
 
-    def __init__(self, app: Any, simulator: BridgeSimulator) -> None:
-        self.app, self.sim = app, simulator
-
-    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        request = Request(scope, receive)
-        raw = await request.body()
+    async def answer(self, request: Request, raw: bytes) -> Response:
         body = json.loads(raw) if raw else None
         method, path = request.method, request.url.path
         key, api_key = request.headers.get("idempotency-key"), request.headers.get("api-key")
         self.sim.requests.append(
             Recorded(method, path, dict(request.query_params), api_key, key, body)
         )
-        response = await self._answer(request, raw, body, key, api_key)
-        await response(scope, receive, send)
+        return await self._answer(request, raw, body, key, api_key)
 
     async def _answer(
         self, request: Request, raw: bytes, body: Any, key: str | None, api_key: str | None
@@ -493,7 +483,7 @@ class _Gate:
                               "Idempotency-Key was used with a different request")  # fmt: skip
             return JSONResponse(stored, status_code=status)
         try:
-            response = await self._serve(request, raw)
+            response = await answer_of(self.app, request, raw)
         except Invalid as exc:
             response = _error(400, "invalid_parameters", exc.message, exc.key)
         if key is not None and response.status_code < 500:
@@ -506,43 +496,10 @@ class _Gate:
             await asyncio.sleep(fault.delay)  # served, but later than the client waits
         return response
 
-    async def _serve(self, request: Request, raw: bytes) -> Response:
-        captured: dict[str, Any] = {}
-
-        async def receive() -> dict[str, Any]:
-            return {"type": "http.request", "body": raw, "more_body": False}
-
-        async def send(message: dict[str, Any]) -> None:
-            if message["type"] == "http.response.start":
-                captured["status"], captured["headers"] = message["status"], message["headers"]
-            elif message["type"] == "http.response.body":
-                captured["body"] = captured.get("body", b"") + message.get("body", b"")
-
-        await self.app(request.scope, receive, send)
-        return Response(captured.get("body", b""), status_code=captured["status"],
-                        media_type="application/json")  # fmt: skip
-
 
 @asynccontextmanager
 async def running(simulator: BridgeSimulator) -> AsyncIterator[BridgeSimulator]:
     """Serves the simulator with uvicorn on a free loopback port, in this event loop."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", 0))
-    config = uvicorn.Config(simulator.app(), lifespan="off", log_level="warning",
-                            access_log=False, http="h11", ws="none",
-                            timeout_graceful_shutdown=1)  # fmt: skip
-    server = uvicorn.Server(config)
-    task = asyncio.create_task(server.serve(sockets=[sock]))
-    try:
-        async with asyncio.timeout(15):
-            while not server.started:
-                if task.done():
-                    task.result()
-                await asyncio.sleep(0.01)
-        simulator.url = f"http://127.0.0.1:{sock.getsockname()[1]}{PREFIX}"
+    async with on_loopback(simulator.app()) as origin:
+        simulator.url = f"{origin}{PREFIX}"
         yield simulator
-    finally:
-        server.should_exit = True
-        await task
-        sock.close()

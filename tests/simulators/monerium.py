@@ -24,7 +24,6 @@ import base64
 import binascii
 import json
 import re
-import socket
 import time
 import uuid
 from collections.abc import AsyncIterator
@@ -35,7 +34,6 @@ from decimal import Decimal
 from typing import Any
 
 import httpx
-import uvicorn
 from eth_account import Account
 from eth_account.messages import encode_defunct
 from standardwebhooks.webhooks import Webhook
@@ -43,6 +41,8 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
+
+from tests.simulators.loopback import Gate, answer_of, on_loopback
 
 MEDIA_TYPE = "application/vnd.monerium.api-v2+json"
 LINK_MESSAGE = "I hereby declare that I am the address owner."
@@ -598,18 +598,10 @@ class MoneriumSimulator:
         return JSONResponse({k: v for k, v in sub.items() if k != "secret"})
 
 
-class _Gate:
+class _Gate(Gate["MoneriumSimulator"]):
     """What every request goes through: faults, the media type, the bearer token."""
 
-    def __init__(self, app: Any, simulator: MoneriumSimulator) -> None:
-        self.app, self.sim = app, simulator
-
-    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        request = Request(scope, receive)
-        raw = await request.body()
+    async def answer(self, request: Request, raw: bytes) -> Response:
         try:
             body = json.loads(raw) if raw else None
         except ValueError:
@@ -618,8 +610,7 @@ class _Gate:
             request.method, request.url.path, dict(request.query_params),
             request.headers.get("accept"), request.headers.get("authorization"), body,
         ))  # fmt: skip
-        response = await self._answer(request, raw)
-        await response(scope, receive, send)
+        return await self._answer(request, raw)
 
     async def _answer(self, request: Request, raw: bytes) -> Response:
         path = request.url.path
@@ -641,55 +632,21 @@ class _Gate:
             if expiry is None or expiry <= time.monotonic():
                 return _error(401, "Not authenticated")
         try:
-            response = await self._serve(request, raw)
+            response = await answer_of(self.app, request, raw)
         except Invalid as exc:
             response = _error(exc.status, "Validation errors", exc.errors)
         if fault is not None and fault.delay:
             await asyncio.sleep(fault.delay)  # served, but later than the client waits
         return response
 
-    async def _serve(self, request: Request, raw: bytes) -> Response:
-        captured: dict[str, Any] = {}
-
-        async def receive() -> dict[str, Any]:
-            return {"type": "http.request", "body": raw, "more_body": False}
-
-        async def send(message: dict[str, Any]) -> None:
-            if message["type"] == "http.response.start":
-                captured["status"], captured["headers"] = message["status"], message["headers"]
-            elif message["type"] == "http.response.body":
-                captured["body"] = captured.get("body", b"") + message.get("body", b"")
-
-        try:
-            await self.app(request.scope, receive, send)
-        except Invalid:
-            raise
-        return Response(captured.get("body", b""), status_code=captured["status"],
-                        media_type="application/json")  # fmt: skip
-
 
 @asynccontextmanager
 async def running(simulator: MoneriumSimulator) -> AsyncIterator[MoneriumSimulator]:
     """Serves the simulator with uvicorn on a free loopback port, in this event loop."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", 0))
-    config = uvicorn.Config(simulator.app(), lifespan="off", log_level="warning",
-                            access_log=False, http="h11", ws="none",
-                            timeout_graceful_shutdown=1)  # fmt: skip
-    server = uvicorn.Server(config)
-    task = asyncio.create_task(server.serve(sockets=[sock]))
-    try:
-        async with asyncio.timeout(15):
-            while not server.started:
-                if task.done():
-                    task.result()
-                await asyncio.sleep(0.01)
-        simulator.url = f"http://127.0.0.1:{sock.getsockname()[1]}"
-        yield simulator
-    finally:
-        for pending in list(simulator._background):
-            pending.cancel()
-        server.should_exit = True
-        await task
-        sock.close()
+    async with on_loopback(simulator.app()) as origin:
+        simulator.url = origin
+        try:
+            yield simulator
+        finally:
+            for pending in list(simulator._background):
+                pending.cancel()

@@ -6,8 +6,6 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
-import httpx
-
 # Modules, not the package: the package's __init__ imports this module.
 import ramp.adapters.bridge.accounts as accounts
 import ramp.adapters.bridge.customers as customers
@@ -18,7 +16,6 @@ import ramp.adapters.bridge.webhook_endpoints as webhook_endpoints
 import ramp.adapters.bridge.webhooks as webhooks
 from ramp.adapters.contract import (
     AccountDetails,
-    CallMode,
     ComplianceHandoff,
     CustomerProfile,
     NotSupported,
@@ -35,31 +32,23 @@ from ramp.adapters.contract import (
     WebhookRegistration,
     WebhookRejected,
 )
-from ramp.security.network import PUBLIC_ONLY, NetworkPolicy
+from ramp.adapters.http_common import HttpConnector
 
-from .client import TIMEOUT, BridgeClient
-from .credentials import CREDENTIALS_SCHEMA
-from .credentials import base_url as credentials_base_url
+from .client import BridgeClient
+from .credentials import CREDENTIALS
 
 
-class BridgeConnector:
+class BridgeConnector(HttpConnector[BridgeClient]):
+    """What every HTTP connector shares (call mode, base URL, `_flow`) is
+    `HttpConnector`'s; the flows are Bridge's, one module each."""
+
     code = "BRIDGE"
-    # Across the network: regular activities on the providers' queue.
-    call_mode = CallMode.REMOTE
     amount_unit = transfers.AMOUNT_UNIT
-    credentials_schema: Mapping[str, Any] = CREDENTIALS_SCHEMA
-
-    def __init__(
-        self, *, timeout: httpx.Timeout = TIMEOUT, network: NetworkPolicy = PUBLIC_ONLY
-    ) -> None:
-        self._timeout = timeout
-        self._network = network
+    credentials_spec = CREDENTIALS
+    credentials_schema: Mapping[str, Any] = CREDENTIALS.schema
 
     def _client(self, ctx: ProviderContext) -> BridgeClient:
         return BridgeClient(ctx, timeout=self._timeout, network=self._network)
-
-    def base_url(self, credentials: Mapping[str, Any]) -> str:
-        return credentials_base_url(credentials)
 
     async def verify_credentials(self, ctx: ProviderContext) -> None:
         # The cheapest authenticated read: one customer of the account, if any.
@@ -69,14 +58,12 @@ class BridgeConnector:
     async def ensure_customer(
         self, ctx: ProviderContext, customer: CustomerProfile
     ) -> ProviderCustomerRef:
-        async with self._client(ctx) as client:
-            return await customers.ensure_customer(client, customer)
+        return await self._flow(ctx, customers.ensure_customer, customer)
 
     async def compliance(
         self, ctx: ProviderContext, customer: ProviderCustomerRef, requirement: str
     ) -> ComplianceHandoff:
-        async with self._client(ctx) as client:
-            return await kyc.compliance(client, customer, requirement)
+        return await self._flow(ctx, kyc.compliance, customer, requirement)
 
     async def customer_details(
         self, ctx: ProviderContext, customer: ProviderCustomerRef
@@ -84,14 +71,12 @@ class BridgeConnector:
         """What Bridge's KYC flow collected and its customer object gives back (names,
         address), in our KYC_BASIC vocabulary: shared with another provider only with
         the customer's consent (ramp/onboarding/reuse.py)."""
-        async with self._client(ctx) as client:
-            return await customers.read_customer_details(client, customer)
+        return await self._flow(ctx, customers.read_customer_details, customer)
 
     async def register_account(
         self, ctx: ProviderContext, customer: ProviderCustomerRef, account: AccountDetails
     ) -> ProviderAccountRef:
-        async with self._client(ctx) as client:
-            return await accounts.register_account(client, customer, account)
+        return await self._flow(ctx, accounts.register_account, customer, account)
 
     async def quote(self, ctx: ProviderContext, request: QuoteRequest) -> Quote:
         pair = quotes.rate_pair(request)
@@ -142,8 +127,7 @@ class BridgeConnector:
                 raise NotSupported(f"Bridge holds the deposit ({after.provider_state})") from None
 
     async def register_webhook(self, ctx: ProviderContext, url: str) -> WebhookRegistration:
-        async with self._client(ctx) as client:
-            return await webhook_endpoints.register_endpoint(client, url)
+        return await self._flow(ctx, webhook_endpoints.register_endpoint, url)
 
     def parse_webhook(
         self, ctx: ProviderContext, headers: Mapping[str, str], body: bytes

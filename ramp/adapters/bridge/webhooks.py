@@ -17,22 +17,17 @@ from __future__ import annotations
 import base64
 import binascii
 import hashlib
-import json
 from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
-from typing import Any, Final
+from typing import Final
 
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import padding, rsa
 from cryptography.hazmat.primitives.serialization import load_pem_public_key
 
-from ramp.adapters.contract import (
-    ProviderComplianceEvent,
-    ProviderEvent,
-    ProviderTransferEvent,
-    WebhookRejected,
-)
+from ramp.adapters.contract import ProviderEvent, ProviderTransferEvent, WebhookRejected
+from ramp.adapters.http_common import compliance_events, event_time, lowered, webhook_json
 
 from .kyc import handoffs
 from .transfers import transfer_status
@@ -71,8 +66,7 @@ def verify_signature(
     headers: Mapping[str, str], body: bytes, public_key_pem: str, now: datetime | None = None
 ) -> None:
     """Raises `WebhookRejected` unless Bridge signed exactly this body, recently."""
-    lowered = {k.lower(): v for k, v in headers.items()}
-    header = lowered.get(SIGNATURE_HEADER.lower())
+    header = lowered(headers).get(SIGNATURE_HEADER.lower())
     if header is None:
         raise WebhookRejected("no Bridge signature header")
     timestamp, signature = _parse_header(header)
@@ -89,20 +83,9 @@ def verify_signature(
         raise WebhookRejected("the Bridge signature does not match") from None
 
 
-def _occurred_at(event: Mapping[str, Any]) -> datetime | None:
-    raw = event.get("event_created_at")
-    try:
-        return datetime.fromisoformat(str(raw).replace("Z", "+00:00")) if raw else None
-    except ValueError:
-        return None
-
-
 def parse_events(body: bytes) -> list[ProviderEvent]:
     """The events of a verified body. Categories we do not use map to nothing."""
-    try:
-        event = json.loads(body)
-    except ValueError:
-        raise WebhookRejected("the Bridge webhook body is not JSON") from None
+    event = webhook_json("Bridge", body)
     if not isinstance(event, dict) or not isinstance(event.get("event_object"), dict):
         raise WebhookRejected("the Bridge webhook has no event object")
     event_id = str(event.get("event_id") or "")
@@ -118,22 +101,13 @@ def parse_events(body: bytes) -> list[ProviderEvent]:
                 provider_state=status.provider_state,
                 events=status.events,
                 reason=status.reason,
-                occurred_at=_occurred_at(event),
+                occurred_at=event_time(event.get("event_created_at")),
             )
         ]
     if category == "kyc_link" and obj.get("customer_id"):
-        return [
-            ProviderComplianceEvent(
-                # One event per requirement the link covers; the suffix keeps their
-                # ids distinct for deduplication and stable across redeliveries.
-                provider_event_id=f"{event_id}:{requirement}",
-                provider_customer_id=str(obj["customer_id"]),
-                requirement=requirement,
-                outcome=handoff.outcome,
-                reason=handoff.reason,
-                occurred_at=_occurred_at(event),
-            )
-            for requirement, handoff in handoffs(obj).items()
-            if handoff.outcome is not None
-        ]
+        # One event per requirement the link covers.
+        return compliance_events(
+            event_id, str(obj["customer_id"]), handoffs(obj),
+            event_time(event.get("event_created_at")),
+        )  # fmt: skip
     return []

@@ -19,28 +19,35 @@ contract's provider-neutral errors here (the activity boundary then maps them on
   retried). A caller that expects a status (409 "exists", 304 "not modified") lists it
   in `expect` and gets the answer instead.
 
-Nothing logged here carries a header, a body or a query string: the token, personal
-data and IBANs travel in those.
+The exchange itself (bounds in time and size, transport failures, 5xx and 429) is every
+HTTP connector's: ramp/adapters/http_common.py. Nothing logged carries a header, a body
+or a query string, and a path only its first segment: the token, personal data and
+IBANs travel in those.
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any, Final, Self
 
 import httpx
 
-from ramp.adapters.bridge.client import retry_after_seconds
 from ramp.adapters.contract import (
     CredentialsRejected,
     ProviderContext,
     ProviderRefused,
     ProviderUnavailable,
 )
-from ramp.security import outbound
+from ramp.adapters.http_common import (
+    TIMEOUT,
+    FieldMapper,
+    ProviderHttp,
+    error_object,
+    pointers,
+    unavailable,
+)
 from ramp.security.network import PUBLIC_ONLY, NetworkPolicy
 
 from .credentials import client_credentials
@@ -48,14 +55,12 @@ from .tokens import TOKENS, TokenCache, cache_key
 
 log = logging.getLogger(__name__)
 
+PROVIDER: Final = "Monerium"
 MEDIA_TYPE: Final = "application/vnd.monerium.api-v2+json"
 TOKEN_PATH: Final = "/auth/token"  # noqa: S105 (a path, not a secret)
-TIMEOUT = httpx.Timeout(15.0, connect=5.0)
-MAX_RESPONSE_BYTES = 4 * 1024 * 1024
-WHOLE_ANSWER_READS = 2
-
-# Monerium's field name (a key of an error's `errors` map) -> our JSON pointer, or None.
-FieldMapper = Callable[[str], str | None]
+# A 202 or 304 may come with a body that is not JSON: an acceptance whose body we do
+# not read.
+UNREAD_BODIES: Final = (202, 304)
 
 
 @dataclass(frozen=True)
@@ -67,11 +72,8 @@ class Answer:
 def _error_details(response: httpx.Response) -> tuple[str, dict[str, str]]:
     """Monerium's error body: `{code, status, message, errors: {field: complaint}}`."""
     fallback = f"Monerium answered {response.status_code}"
-    try:
-        body = response.json()
-    except ValueError:
-        return fallback, {}
-    if not isinstance(body, dict):
+    body = error_object(response)
+    if body is None:
         return fallback, {}
     message = str(body.get("message") or body.get("status") or fallback)
     errors = body.get("errors")
@@ -79,29 +81,20 @@ def _error_details(response: httpx.Response) -> tuple[str, dict[str, str]]:
     return message, fields
 
 
-def _unavailable(response: httpx.Response) -> ProviderUnavailable:
-    return ProviderUnavailable(
-        f"Monerium unavailable ({response.status_code})",
-        retry_after=retry_after_seconds(response.headers.get("Retry-After")),
-    )
-
-
 def classify(response: httpx.Response, fields: FieldMapper | None = None) -> Exception:
     """The provider-neutral error of an API answer (not the token endpoint's)."""
+    later = unavailable(PROVIDER, response)
+    if later is not None:
+        return later
     status = response.status_code
-    if status == 429 or status >= 500:
-        return _unavailable(response)
     message, complaints = _error_details(response)
     if status == 401:
         return CredentialsRejected(f"Monerium refused a fresh access token (401): {message}")
-    pointers = {}
-    for name, complaint in complaints.items():
-        pointer = fields(name) if fields else None
-        if pointer:
-            pointers[pointer] = complaint
     detail = "; ".join(f"{k}: {v}" for k, v in complaints.items())
     why = f"{message} ({detail})" if detail else message
-    return ProviderRefused(f"Monerium refused the request ({status}): {why}", pointers)
+    return ProviderRefused(
+        f"Monerium refused the request ({status}): {why}", pointers(fields, complaints)
+    )
 
 
 class MoneriumClient:
@@ -115,16 +108,13 @@ class MoneriumClient:
         network: NetworkPolicy = PUBLIC_ONLY,
         tokens: TokenCache = TOKENS,
     ) -> None:
-        self._base_url = ctx.base_url.rstrip("/")
         self._client_id, self._client_secret = client_credentials(ctx)
-        self._key = cache_key(self._base_url, self._client_id, self._client_secret)
+        self._http = ProviderHttp(
+            PROVIDER, ctx, headers={"Accept": MEDIA_TYPE}, log=log, timeout=timeout,
+            network=network,
+        )  # fmt: skip
+        self._key = cache_key(self._http.base_url, self._client_id, self._client_secret)
         self._tokens = tokens
-        self._answer_seconds = WHOLE_ANSWER_READS * (timeout.read or TIMEOUT.read or 15.0)
-        # The base URL may be an account's override: it reaches only what the network
-        # policy permits, checked on the address each connection is made to.
-        self._http = outbound.async_client(
-            network, base_url=self._base_url, timeout=timeout, headers={"Accept": MEDIA_TYPE}
-        )
 
     async def __aenter__(self) -> Self:
         return self
@@ -156,8 +146,9 @@ class MoneriumClient:
             raise CredentialsRejected(
                 f"Monerium refused the client credentials ({response.status_code}): {message}"
             )
-        if response.status_code == 429 or response.status_code >= 500:
-            raise _unavailable(response)
+        later = unavailable(PROVIDER, response)
+        if later is not None:
+            raise later
         if not response.is_success:
             raise ProviderUnavailable(f"Monerium's token endpoint answered {response.status_code}")
         try:
@@ -232,45 +223,14 @@ class MoneriumClient:
             break
         status = response.status_code
         if response.is_success or status in expect:
-            return Answer(status, _json(response))
+            return Answer(status, self._http.json_body(response, unread=UNREAD_BODIES))
         raise classify(response, fields)
 
     async def _exchange(self, request: httpx.Request) -> httpx.Response:
-        method, path = request.method, _shown(request.url.path)
-        try:
-            async with asyncio.timeout(self._answer_seconds):
-                response = await outbound.send_bounded(
-                    self._http, request, max_bytes=MAX_RESPONSE_BYTES
-                )
-        except outbound.ResponseTooLarge:
-            log.warning("monerium %s %s: answer over %d bytes", method, path, MAX_RESPONSE_BYTES)
-            raise ProviderUnavailable(
-                f"Monerium answered with a body over {MAX_RESPONSE_BYTES} bytes"
-            ) from None
-        except (httpx.TimeoutException, TimeoutError) as exc:
-            log.warning("monerium %s %s timed out", method, path)
-            raise ProviderUnavailable(
-                f"Monerium did not answer in time ({type(exc).__name__})"
-            ) from None
-        except httpx.TransportError as exc:
-            log.warning("monerium %s %s failed: %s", method, path, type(exc).__name__)
-            raise ProviderUnavailable(f"Monerium unreachable ({type(exc).__name__})") from None
-        log.info("monerium %s %s -> %s", method, path, response.status_code)
-        return response
+        return await self._http.exchange(request, _shown(request.url.path))
 
 
 def _shown(path: str) -> str:
     """A path as logged: its first segment only (later ones may be an IBAN, an address)."""
     head = path.strip("/").split("/", 1)
     return "/" + head[0] + ("/…" if len(head) > 1 else "")
-
-
-def _json(response: httpx.Response) -> Any:
-    if not response.content:
-        return None
-    try:
-        return response.json()
-    except ValueError:
-        if response.status_code in (202, 304):
-            return None  # an acceptance whose body we do not read
-        raise ProviderUnavailable("Monerium answered with a body that is not JSON") from None

@@ -16,7 +16,6 @@ import ramp.adapters.monerium.profiles as profiles
 import ramp.adapters.monerium.webhooks as webhooks
 from ramp.adapters.contract import (
     AccountDetails,
-    CallMode,
     ComplianceHandoff,
     ComplianceMode,
     CustomerProfile,
@@ -36,15 +35,15 @@ from ramp.adapters.contract import (
     WebhookRegistration,
     WebhookRejected,
 )
+from ramp.adapters.http_common import TIMEOUT, HttpConnector
 from ramp.catalog import MovementType, Rail
 from ramp.intents.models import TransactionContext
 from ramp.intents.states import StepOutcome
 from ramp.security.network import PUBLIC_ONLY, NetworkPolicy
 
 from .amounts import AMOUNT_UNIT, order_amount
-from .client import TIMEOUT, MoneriumClient
-from .credentials import CREDENTIALS_SCHEMA
-from .credentials import base_url as credentials_base_url
+from .client import MoneriumClient
+from .credentials import CREDENTIALS
 from .signatures import LINK_MESSAGE, check_address, check_signature
 from .tokens import TOKENS, TokenCache
 
@@ -58,11 +57,14 @@ def _environment(ctx: ProviderContext) -> str:
     return ctx.credentials.secret("environment") or "production"
 
 
-class MoneriumConnector:
+class MoneriumConnector(HttpConnector[MoneriumClient]):
+    """What every HTTP connector shares (call mode, base URL, `_flow`) is
+    `HttpConnector`'s; the flows, the token cache and the signing flows are Monerium's."""
+
     code = "MONERIUM"
-    call_mode = CallMode.REMOTE
     amount_unit = AMOUNT_UNIT
-    credentials_schema: Mapping[str, Any] = CREDENTIALS_SCHEMA
+    credentials_spec = CREDENTIALS
+    credentials_schema: Mapping[str, Any] = CREDENTIALS.schema
 
     def __init__(
         self,
@@ -72,8 +74,7 @@ class MoneriumConnector:
         tokens: TokenCache = TOKENS,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
     ) -> None:
-        self._timeout = timeout
-        self._network = network
+        super().__init__(timeout=timeout, network=network)
         self._tokens = tokens
         self._clock = clock
 
@@ -81,9 +82,6 @@ class MoneriumConnector:
         return MoneriumClient(
             ctx, timeout=self._timeout, network=self._network, tokens=self._tokens
         )
-
-    def base_url(self, credentials: Mapping[str, Any]) -> str:
-        return credentials_base_url(credentials)
 
     def new_webhook_secret(self) -> str:
         return webhooks.new_secret()
@@ -98,14 +96,12 @@ class MoneriumConnector:
     async def ensure_customer(
         self, ctx: ProviderContext, customer: CustomerProfile
     ) -> ProviderCustomerRef:
-        async with self._client(ctx) as client:
-            return await profiles.ensure_profile(client, customer)
+        return await self._flow(ctx, profiles.ensure_profile, customer)
 
     async def compliance(
         self, ctx: ProviderContext, customer: ProviderCustomerRef, requirement: str
     ) -> ComplianceHandoff:
-        async with self._client(ctx) as client:
-            return await profiles.compliance(client, customer, requirement)
+        return await self._flow(ctx, profiles.compliance, customer, requirement)
 
     async def submit_details(
         self,
@@ -117,8 +113,9 @@ class MoneriumConnector:
         phone: str | None = None,
     ) -> None:
         """Forwards what our hosted onboarding collected for KYC_BASIC."""
-        async with self._client(ctx) as client:
-            await profiles.submit_details(client, customer, kyc_basic, email=email, phone=phone)
+        await self._flow(
+            ctx, profiles.submit_details, customer, kyc_basic, email=email, phone=phone
+        )
 
     async def forward_form(
         self,
@@ -338,10 +335,9 @@ class MoneriumConnector:
     async def register_webhook(self, ctx: ProviderContext, url: str) -> WebhookRegistration:
         if ctx.webhook_secret is None:
             raise ProviderRefused("no webhook secret was generated for this Monerium account")
-        async with self._client(ctx) as client:
-            return await webhooks.register_subscription(
-                client, url, ctx.webhook_secret.get_secret_value()
-            )
+        return await self._flow(
+            ctx, webhooks.register_subscription, url, ctx.webhook_secret.get_secret_value()
+        )
 
     def parse_webhook(
         self, ctx: ProviderContext, headers: Mapping[str, str], body: bytes

@@ -14,9 +14,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
-import jsonschema
-
-from ramp.adapters.contract import ProviderContext, ProviderCredentials
+from ramp.adapters.contract import ProviderContext
+from ramp.adapters.http_common import CredentialsSpec
+from ramp.adapters.http_common import InvalidCredentials as InvalidCredentials
 
 DOCUMENTED_HOSTS: Final[Mapping[str, str]] = {
     "production": "https://api.monerium.app",
@@ -58,25 +58,11 @@ CREDENTIALS_SCHEMA: Final[Mapping[str, Any]] = {
     "required": ["clientId", "clientSecret", "environment"],
 }
 
-_VALIDATOR = jsonschema.Draft202012Validator(CREDENTIALS_SCHEMA)
-
-
-class InvalidCredentials(ValueError):
-    """The credentials do not match the schema; the message never quotes a value."""
-
-
-def validate_credentials(raw: Mapping[str, Any]) -> None:
-    errors = sorted(_VALIDATOR.iter_errors(dict(raw)), key=lambda e: list(e.path))
-    if errors:
-        where = "/".join(str(p) for p in errors[0].path) or "(root)"
-        raise InvalidCredentials(f"invalid Monerium credentials at {where} ({errors[0].validator})")
-
-
-def base_url(raw: Mapping[str, Any]) -> str:
-    override = raw.get("baseUrl")
-    if isinstance(override, str) and override:
-        return override.rstrip("/")
-    return DOCUMENTED_HOSTS[str(raw["environment"])]
+# The schema check and the base URL are every HTTP connector's (ramp/adapters/http_common.py).
+CREDENTIALS: Final = CredentialsSpec("Monerium", CREDENTIALS_SCHEMA, DOCUMENTED_HOSTS)
+validate_credentials = CREDENTIALS.validate
+base_url = CREDENTIALS.base_url
+to_credentials = CREDENTIALS.to_credentials
 
 
 def client_credentials(ctx: ProviderContext) -> tuple[str, str]:
@@ -86,9 +72,3 @@ def client_credentials(ctx: ProviderContext) -> tuple[str, str]:
     if not client_id or not client_secret:
         raise InvalidCredentials("the provider account has no Monerium client credentials")
     return client_id, client_secret
-
-
-def to_credentials(raw: Mapping[str, Any]) -> ProviderCredentials:
-    """Validated raw credentials as secrets (for building a `ProviderContext`)."""
-    validate_credentials(raw)
-    return ProviderCredentials.model_validate({"values": {k: str(v) for k, v in raw.items()}})

@@ -19,10 +19,8 @@ from __future__ import annotations
 
 import base64
 import binascii
-import json
 import secrets
 from collections.abc import Mapping
-from datetime import datetime
 from decimal import Decimal
 from typing import Any, Final
 
@@ -30,13 +28,13 @@ from standardwebhooks.webhooks import Webhook, WebhookVerificationError
 
 from ramp.adapters.contract import (
     DepositMatch,
-    ProviderComplianceEvent,
     ProviderEvent,
     ProviderRefused,
     ProviderTransferEvent,
     WebhookRegistration,
     WebhookRejected,
 )
+from ramp.adapters.http_common import compliance_events, event_time, lowered, webhook_json
 
 from .amounts import parse_amount
 from .client import MoneriumClient
@@ -87,20 +85,12 @@ async def register_subscription(
 
 def verify(headers: Mapping[str, str], body: bytes, secret: str) -> str:
     """The message id, once the signature verifies; `WebhookRejected` otherwise."""
-    lowered = {k.lower(): v for k, v in headers.items()}
+    by_name = lowered(headers)
     try:
-        Webhook(secret).verify(body, lowered, json_parse=False)
+        Webhook(secret).verify(body, by_name, json_parse=False)
     except (WebhookVerificationError, ValueError, binascii.Error, UnicodeDecodeError) as error:
         raise WebhookRejected(f"the Monerium signature does not verify ({error})") from None
-    return lowered["webhook-id"]
-
-
-def _occurred_at(event: Mapping[str, Any]) -> datetime | None:
-    raw = event.get("timestamp")
-    try:
-        return datetime.fromisoformat(str(raw).replace("Z", "+00:00")) if raw else None
-    except ValueError:
-        return None
+    return by_name["webhook-id"]
 
 
 def order_reference(order: Mapping[str, Any]) -> str:
@@ -133,10 +123,7 @@ def _match(
 def parse_events(message_id: str, body: bytes) -> list[ProviderEvent]:
     """The events of a verified body; notifications we do not map give none (the
     subscription's test call among them: answered 2xx, nothing stored)."""
-    try:
-        event = json.loads(body)
-    except ValueError:
-        raise WebhookRejected("the Monerium webhook body is not JSON") from None
+    event = webhook_json("Monerium", body)
     if not isinstance(event, dict):
         raise WebhookRejected("the Monerium webhook body is not an object")
     kind, data = event.get("type"), event.get("data")
@@ -155,7 +142,7 @@ def parse_events(message_id: str, body: bytes) -> list[ProviderEvent]:
                 provider_state=status.provider_state,
                 events=status.events,
                 reason=status.reason,
-                occurred_at=_occurred_at(event),
+                occurred_at=event_time(event.get("timestamp")),
                 received_amount=amount,
                 received_currency=currency if amount is not None else None,
                 # Every payment: one quoting a reference no transfer of ours has (a
@@ -165,18 +152,9 @@ def parse_events(message_id: str, body: bytes) -> list[ProviderEvent]:
             )
         ]
     if kind == "profile.updated" and data.get("id"):
-        return [
-            ProviderComplianceEvent(
-                provider_event_id=f"{message_id}:{requirement}",
-                provider_customer_id=str(data["id"]),
-                requirement=requirement,
-                outcome=handoff.outcome,
-                reason=handoff.reason,
-                occurred_at=_occurred_at(event),
-            )
-            for requirement, handoff in handoffs(data).items()
-            if handoff.outcome is not None
-        ]
+        return compliance_events(
+            message_id, str(data["id"]), handoffs(data), event_time(event.get("timestamp"))
+        )
     # iban.updated: the IBAN is provisioned; the on-ramp's next placement attempt finds
     # it (ramp/adapters/monerium/connector.py). subscription.created: the test call.
     return []
