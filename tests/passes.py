@@ -1,0 +1,254 @@
+"""The test run's passes and processes: which tests run against which database, and how
+`./scripts/test` shares them among its processes (`RAMP_TEST_PASS`, `RAMP_TEST_SHARD`).
+
+Every test that reaches the database under test runs in each database's pass; the
+others run in one pass, chosen by cost, and each pass is split in processes of about
+equal cost (module by module), from the CPU seconds measured per module
+(tests/cpu_report.py). A plugin of tests/conftest.py.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+
+import pytest
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "database: reaches the database of RAMP_TEST_DATABASE_URL without the database_url "
+        "fixture (kept in the PostgreSQL pass)",
+    )
+    config.addinivalue_line(
+        "markers",
+        "postgresql_only: about a behaviour of PostgreSQL deployments (deselected on SQLite)",
+    )
+    config.addinivalue_line(
+        "markers", "sqlite_only: about a behaviour of SQLite deployments (deselected on PostgreSQL)"
+    )
+    config.addinivalue_line(
+        "markers",
+        "either_database: reaches the database, but is about something else (a Temporal server "
+        "or a worker process killed, no worker at all, throttles, pages, documents): runs in "
+        "one of the two passes, split by cost like the tests that reach no database",
+    )
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Every test that reaches the database under test runs in each database's pass:
+    through the `database_url` fixture (directly or through `migrated`, `client`, ...)
+    or marked `database`. The others (scripts, the supervisor, `ramp dev` on its own
+    SQLite, pure logic) would only repeat themselves: when ./scripts/test runs both
+    passes side by side (`RAMP_TEST_PASS` = sqlite or postgres), each such module runs
+    in one of them, chosen by its cost so that the two passes end together (`_split`).
+    Tests marked `postgresql_only` or `sqlite_only` run only against that database;
+    those marked `either_database` reach it but are about something else, and are split
+    like the database-free ones."""
+    # Split before anything is deselected: both passes must compute the same split.
+    owners = _split(items)
+    other = "sqlite_only" if os.environ.get("RAMP_TEST_DATABASE_URL") else "postgresql_only"
+    elsewhere = [item for item in items if item.get_closest_marker(other) is not None]
+    if elsewhere:
+        config.hook.pytest_deselected(items=elsewhere)
+        items[:] = [item for item in items if item.get_closest_marker(other) is None]
+    share = os.environ.get("RAMP_TEST_PASS")
+    if share is not None:
+        if share not in PASSES:
+            raise pytest.UsageError(f"RAMP_TEST_PASS must be one of {PASSES}, not {share!r}")
+        _keep(
+            config,
+            items,
+            lambda item: _reaches(item) or _pinned(item) or owners[_module(item)] == share,
+        )
+    shard = os.environ.get("RAMP_TEST_SHARD")
+    if shard:
+        index, count = _shard(shard)
+        # Computed on what this pass runs, the same in each of its shards.
+        mine = _shard_modules(items, count)[index - 1]
+        _keep(config, items, lambda item: _module(item) in mine)
+
+
+def _keep(
+    config: pytest.Config, items: list[pytest.Item], ours: Callable[[pytest.Item], bool]
+) -> None:
+    kept = [item for item in items if ours(item)]
+    left = [item for item in items if not ours(item)]
+    if left:
+        config.hook.pytest_deselected(items=left)
+        items[:] = kept
+
+
+def _shard(raw: str) -> tuple[int, int]:
+    """`RAMP_TEST_SHARD=I/N`: this process runs the I-th of N shares of its pass."""
+    index, _, count = raw.partition("/")
+    if not (index.isdigit() and count.isdigit() and 1 <= int(index) <= int(count)):
+        raise pytest.UsageError(f"RAMP_TEST_SHARD must be I/N with 1 <= I <= N, not {raw!r}")
+    return int(index), int(count)
+
+
+def _shard_modules(items: list[pytest.Item], count: int) -> list[set[str]]:
+    """The pass's modules in `count` shares of about equal cost (a module stays whole:
+    its module-scoped stacks are started once); the costliest first, each to the share
+    with the least so far."""
+    column = 1 if os.environ.get("RAMP_TEST_DATABASE_URL") else 0
+    units = _units(_costs(items, column))
+    shares: list[set[str]] = [set() for _ in range(count)]
+    load = [0.0] * count
+    for unit in sorted(units, key=lambda unit: (-units[unit][0], unit)):
+        lightest = min(range(count), key=lambda share: (load[share], share))
+        shares[lightest].update(units[unit][1])
+        load[lightest] += units[unit][0]
+    return shares
+
+
+def _units(cost: dict[str, float]) -> dict[str, tuple[float, set[str]]]:
+    """The modules of `cost` as the units a split moves: one module, or those of a SHARED
+    group (by its first module), with their total cost."""
+    units: dict[str, tuple[float, set[str]]] = {}
+    for module, seconds in cost.items():
+        unit = next((min(group) for group in SHARED if module in group), module)
+        total, modules = units.get(unit, (0.0, set()))
+        units[unit] = (total + seconds, modules | {module})
+    return units
+
+
+# Modules that share a process-wide stack (tests/helpers/sandbox.py): kept in one pass and
+# one process, so that they start it once.
+SHARED = (
+    {
+        "tests/test_ramp_dev.py",
+        "tests/test_ramp_dev_faults.py",
+        "tests/test_ramp_dev_privacy.py",
+        "tests/test_readme_walk.py",
+    },
+)
+
+
+PASSES = ("postgres", "sqlite")
+
+# What the split weighs: each module's CPU seconds in a pass (tests/cpu_report.py, user +
+# sys of pytest's process tree, which hardly moves with the machine's load, unlike wall
+# time), from the reports of `CI=true ./scripts/test` on the 2-core machine, 2026-11-26
+# (three processes a pass), with the modules changed since then measured before and
+# after and scaled alike; only the ratios matter, and a stale figure only unbalances the
+# processes a little. A process has two cores to share with five others, so its wall time
+# follows its CPU, plus what each test waits for beyond it (the database, Temporal, the
+# event loop): TEST_WAIT_SECONDS a test, for every module. A module not listed counts
+# DEFAULT_TEST_SECONDS of CPU per test (about what the small modules take).
+#
+# MODULE_SECONDS: the tests of a module that run in one of the two passes, chosen by the
+# split (they reach no database, or are marked either_database).
+MODULE_SECONDS = {
+    "tests/test_ramp_dev_faults.py": 23,
+    "tests/test_scripts.py": 18,
+    "tests/test_ramp_dev.py": 18,  # the shared stack's start and restart
+    "tests/test_bridge_polling.py": 18,
+    "tests/test_onboarding_page.py": 13,
+    "tests/test_bridge_worker_kill.py": 13,
+    "tests/test_exit_guard.py": 11,
+    "tests/test_replay.py": 11,
+    "tests/test_ramp_dev_production.py": 10,
+    "tests/test_dashboard_browser.py": 10,
+    "tests/test_cli.py": 9,
+    "tests/test_intent_temporal_restart.py": 8,
+    "tests/test_intent_durability.py": 7,
+    "tests/test_onboarding_durability.py": 7,
+    "tests/test_throttling_by_address.py": 5,
+    "tests/test_worker_outage.py": 4,
+    "tests/test_supervisor.py": 4,
+    "tests/test_intent_expiry.py": 4,
+    "tests/test_api_reference.py": 3,
+    "tests/test_readme_walk.py": 3,
+    "tests/test_provider_accounts.py": 3,  # its CLI test
+    "tests/test_intent_provider_failures.py": 2,
+    "tests/test_python_client.py": 2,
+    "tests/test_bridge_onboarding_page.py": 2,
+    "tests/test_webhook_cli.py": 2,
+}
+DEFAULT_TEST_SECONDS = 0.05
+TEST_WAIT_SECONDS = 0.1
+# SHARD_SECONDS: the tests of a module that run in a pass whatever the split (they reach
+# the database, or are pinned to it): their CPU seconds in the SQLite pass and in the
+# PostgreSQL pass.
+SHARD_SECONDS = {
+    "tests/test_scale_out.py": (0, 38),
+    "tests/test_webhook_durability.py": (25, 25),
+    "tests/test_schemathesis.py": (18, 25),
+    "tests/test_ramp_dev.py": (0, 13),  # `ramp dev --database-url`, PostgreSQL only
+    "tests/test_intents.py": (10, 12),
+    "tests/test_webhooks.py": (11, 8),
+    "tests/test_bridge_production.py": (9, 9),
+    "tests/test_monerium_production.py": (7, 8),
+    "tests/test_onboarding_api.py": (6, 7),
+    "tests/test_cancel.py": (7, 7),
+    "tests/test_dashboard_admin.py": (5, 6),
+    "tests/test_webhook_dispatcher_process.py": (5, 6),
+    "tests/test_migrations.py": (5, 3),
+    "tests/test_monerium_onboarding_page.py": (5, 5),
+    "tests/test_routing.py": (3, 5),
+    "tests/test_provider_event_relay.py": (2, 4),
+    "tests/test_bridge_poll_schedule.py": (2, 2),
+    "tests/test_events_api.py": (2, 2),
+    "tests/test_webhook_dispatch.py": (2, 2),
+}
+
+
+def _fixed(item: pytest.Item) -> bool:
+    """Runs in its pass whatever the split: reaches the database, or is pinned to one."""
+    return _reaches(item) or _pinned(item)
+
+
+def _costs(items: list[pytest.Item], column: int) -> dict[str, float]:
+    """The cost of each module's tests among `items`, in the pass of SHARD_SECONDS's
+    `column` (0 SQLite, 1 PostgreSQL)."""
+    counts: dict[str, list[int]] = {}  # module: [fixed tests, split tests]
+    for item in items:
+        counts.setdefault(_module(item), [0, 0])[0 if _fixed(item) else 1] += 1
+    cost: dict[str, float] = {}
+    for module, (fixed, split) in counts.items():
+        seconds = TEST_WAIT_SECONDS * (fixed + split)
+        if fixed:
+            listed = SHARD_SECONDS.get(module)
+            seconds += listed[column] if listed else DEFAULT_TEST_SECONDS * fixed
+        if split:
+            seconds += MODULE_SECONDS.get(module, DEFAULT_TEST_SECONDS * split)
+        cost[module] = seconds
+    return cost
+
+
+def _split(items: list[pytest.Item]) -> dict[str, str]:
+    """The pass each module's database-free tests run in: the costliest first, each
+    to the pass with the least so far (a greedy split, the same in both passes), each
+    pass starting from what it runs whatever the split (its database's tests)."""
+    load: dict[str, float] = {}
+    for share, column, elsewhere in (
+        ("sqlite", 0, "postgresql_only"),
+        ("postgres", 1, "sqlite_only"),
+    ):
+        anyway = [i for i in items if _fixed(i) and i.get_closest_marker(elsewhere) is None]
+        load[share] = sum(_costs(anyway, column).values())
+    units = _units(_costs([item for item in items if not _fixed(item)], 0))
+    owners: dict[str, str] = {}
+    for unit in sorted(units, key=lambda unit: (-units[unit][0], unit)):
+        lightest = min(PASSES, key=lambda share: (load[share], share))
+        owners.update(dict.fromkeys(units[unit][1], lightest))
+        load[lightest] += units[unit][0]
+    return owners
+
+
+def _module(item: pytest.Item) -> str:
+    return item.nodeid.split("::", 1)[0]
+
+
+def _pinned(item: pytest.Item) -> bool:
+    """About one database: runs in that database's pass, whatever the split."""
+    return any(item.get_closest_marker(name) for name in ("sqlite_only", "postgresql_only"))
+
+
+def _reaches(item: pytest.Item) -> bool:
+    if item.get_closest_marker("either_database") is not None:
+        return False
+    names = getattr(item, "fixturenames", ())
+    return "database_url" in names or item.get_closest_marker("database") is not None
