@@ -57,13 +57,15 @@ from tests.helpers.webhook_receiver import Received, receiving
 pytestmark = [pytest.mark.postgresql_only]
 
 # 60 intents from 20 callers, the kill once 15 are answered and a webhook POST is being
-# answered: 20 creates in flight on both APIs and about 25 still to come, intents'
-# workflows and deliveries on the processes killed and on those surviving. A burst of
+# answered (or, on a machine too loaded for deliveries to keep up, at the latest once
+# KILL_BY are): 20 creates in flight on both APIs and at least 15 still to come,
+# intents' workflows and deliveries on the processes killed and on those surviving. A burst of
 # 200 proved nothing more and cost about 20 s of CPU more (docs/performance.md, the test
 # suite's round four).
 INTENTS = 60
 CALLERS = 20
 KILL_AT = INTENTS // 4  # creates answered, at least, before one of each kind is killed
+KILL_BY = KILL_AT + CALLERS // 4  # ... and at the most
 PUBLIC_LIMIT = 4
 SETTLED_ONE_IN = 10
 
@@ -180,16 +182,19 @@ async def test_two_of_each_process_one_of_each_killed_mid_burst_lose_nothing(
             killed_at: list[int] = []
 
             async def kill_one_of_each(answered: int) -> None:
-                if not killed_at and answered >= KILL_AT and receiver.in_flight > 0:
+                # A POST in flight is looked for at each answer: it is answered in about
+                # 10 ms, and a loaded machine may leave none open at those moments.
+                if killed_at or answered < KILL_AT:
+                    return
+                if receiver.in_flight > 0 or answered >= KILL_BY:
                     for victim in victims:
                         victim.send_signal(signal.SIGKILL)
                     killed_at.append(answered)
 
             keys = [f"scale-out-{n}" for n in range(INTENTS)]
             answers = await keyed_burst(lb, payer, keys, CALLERS, kill_one_of_each)
-            # The kill landed mid-burst: creates still to come, a delivery in flight.
+            # The kill landed mid-burst (between KILL_AT and KILL_BY answers of INTENTS).
             assert len(killed_at) == 1
-            assert killed_at[0] < INTENTS - CALLERS, killed_at
             for victim in victims:
                 assert await victim.wait() == -signal.SIGKILL
             # The killed API's connections were dropped and made again on the other.
