@@ -116,14 +116,7 @@ class IntentActivities:
         activity (patch `lookup-one-activity`): the customer's verifications are read in
         the selection's session, before the provider is known (all of them: a few rows)."""
         selection, records = await self._select(request, with_records=True)
-        checks = RequirementChecks(
-            intent_id=request.intent_id,
-            customer_id=request.customer_id,
-            provider_code=selection.provider_code,
-            amount=request.amount,
-            currency_code=selection.source_currency,
-            codes=[r.code for r in selection.requirements],
-        )
+        checks = RequirementChecks.of(request, selection)
         return CheckedSelection(
             selection=selection,
             checks=_checked(checks, records.get(selection.provider_code, {})),

@@ -175,14 +175,7 @@ async def select_and_check(request: IntentRequest) -> tuple[ProviderSelection, C
     )
     checks = await workflow.execute_local_activity(
         activities.check_requirements,
-        RequirementChecks(
-            intent_id=request.intent_id,
-            customer_id=request.customer_id,
-            provider_code=selection.provider_code,
-            amount=request.amount,
-            currency_code=selection.source_currency,
-            codes=[r.code for r in selection.requirements],
-        ),
+        RequirementChecks.of(request, selection),
         **_LOOKUP,
     )
     return selection, checks

@@ -113,6 +113,18 @@ class RequirementChecks(_Model):
     currency_code: str
     codes: list[str]
 
+    @classmethod
+    def of(cls, request: IntentRequest, selection: ProviderSelection) -> RequirementChecks:
+        """The checks of `selection`'s requirements for `request`'s customer and amount."""
+        return cls(
+            intent_id=request.intent_id,
+            customer_id=request.customer_id,
+            provider_code=selection.provider_code,
+            amount=request.amount,
+            currency_code=selection.source_currency,
+            codes=[r.code for r in selection.requirements],
+        )
+
 
 class CheckResult(_Model):
     code: str
