@@ -130,68 +130,129 @@ PASSES = ("postgres", "sqlite")
 
 # What the split weighs: each module's CPU seconds in a pass (tests/cpu_report.py, user +
 # sys of pytest's process tree, which hardly moves with the machine's load, unlike wall
-# time), from the reports of `CI=true ./scripts/test` on the 2-core machine, 2026-11-26
-# (three processes a pass), with the modules changed since then measured before and
-# after and scaled alike; only the ratios matter, and a stale figure only unbalances the
-# processes a little. A process has two cores to share with five others, so its wall time
-# follows its CPU, plus what each test waits for beyond it (the database, Temporal, the
-# event loop): TEST_WAIT_SECONDS a test, for every module. A module not listed counts
-# DEFAULT_TEST_SECONDS of CPU per test (about what the small modules take).
+# time), every module's from one run of `RAMP_TEST_CPU_REPORT=all CI=true ./scripts/test`
+# on the 2-core machine (2026-11-26, three processes a pass, the machine idle). In that
+# run each process's wall time was 2.7 to 3.7 times its CPU, whatever its modules: six
+# processes share two cores, and the tests' own waits are small beside that, so balancing
+# the CPU balances the wall time (TEST_WAIT_SECONDS a test for the rest). Before, with
+# the largest modules listed and the others counted per test, the six processes' CPU
+# ranged from 76 to 111 s. Only the ratios matter: a stale figure unbalances the processes
+# a little. A module not listed (under 0.3 s) counts DEFAULT_TEST_SECONDS per test. A
+# module with tests of both kinds is listed in both tables: the part that runs in each
+# pass, and the part the split places.
 #
 # MODULE_SECONDS: the tests of a module that run in one of the two passes, chosen by the
 # split (they reach no database, or are marked either_database).
 MODULE_SECONDS = {
-    "tests/test_ramp_dev_faults.py": 23,
-    "tests/test_scripts.py": 18,
-    "tests/test_ramp_dev.py": 18,  # the shared stack's start and restart
-    "tests/test_bridge_polling.py": 18,
-    "tests/test_onboarding_page.py": 13,
-    "tests/test_bridge_worker_kill.py": 13,
-    "tests/test_exit_guard.py": 11,
-    "tests/test_replay.py": 11,
-    "tests/test_ramp_dev_production.py": 10,
-    "tests/test_dashboard_browser.py": 10,
-    "tests/test_cli.py": 9,
-    "tests/test_intent_temporal_restart.py": 8,
-    "tests/test_intent_durability.py": 7,
-    "tests/test_onboarding_durability.py": 7,
-    "tests/test_throttling_by_address.py": 5,
-    "tests/test_worker_outage.py": 4,
-    "tests/test_supervisor.py": 4,
-    "tests/test_intent_expiry.py": 4,
-    "tests/test_api_reference.py": 3,
-    "tests/test_readme_walk.py": 3,
-    "tests/test_provider_accounts.py": 3,  # its CLI test
-    "tests/test_intent_provider_failures.py": 2,
-    "tests/test_python_client.py": 2,
-    "tests/test_bridge_onboarding_page.py": 2,
-    "tests/test_webhook_cli.py": 2,
+    "tests/test_ramp_dev_faults.py": 25.8,
+    "tests/test_bridge_polling.py": 21.1,
+    "tests/test_ramp_dev.py": 19.2,
+    "tests/test_scripts.py": 18.9,
+    "tests/test_onboarding_page.py": 12.3,
+    "tests/test_bridge_worker_kill.py": 11.5,
+    "tests/test_replay.py": 10.4,
+    "tests/test_dashboard_browser.py": 9.6,
+    "tests/test_cli.py": 8.0,
+    "tests/test_intent_temporal_restart.py": 7.3,
+    "tests/test_ramp_dev_production.py": 6.9,
+    "tests/test_intent_durability.py": 6.3,
+    "tests/test_onboarding_durability.py": 5.3,
+    "tests/test_throttling_by_address.py": 4.4,
+    "tests/test_supervisor.py": 4.1,
+    "tests/test_intent_expiry.py": 4.0,
+    "tests/test_api_reference.py": 3.3,
+    "tests/test_worker_outage.py": 3.1,
+    "tests/test_readme_walk.py": 3.0,
+    "tests/test_provider_accounts.py": 2.6,
+    "tests/test_bridge_onboarding_page.py": 2.5,
+    "tests/test_python_client.py": 2.0,
+    "tests/test_webhook_sender_process.py": 2.0,
+    "tests/test_intent_provider_failures.py": 1.9,
+    "tests/test_openapi.py": 1.9,
+    "tests/test_webhook_cli.py": 1.8,
+    "tests/test_observability.py": 1.6,
+    "tests/test_identity.py": 1.5,
+    "tests/test_exit_guard.py": 1.4,
+    "tests/test_data_at_rest.py": 1.3,
+    "tests/test_dashboard_cli.py": 1.2,
+    "tests/test_workflow_imports.py": 1.2,
+    "tests/test_migrations.py": 1.1,
+    "tests/test_network_policy.py": 1.1,
+    "tests/test_catalog.py": 0.9,
+    "tests/test_intent_workflow_stubbed.py": 0.9,
+    "tests/test_throttling.py": 0.9,
+    "tests/test_bridge_connector.py": 0.8,
+    "tests/test_monerium_connector.py": 0.8,
+    "tests/test_onboarding_link_privacy.py": 0.7,
+    "tests/test_catalog_api.py": 0.6,
+    "tests/test_error_catalogue.py": 0.6,
+    "tests/test_webhook_replay.py": 0.6,
+    "tests/test_dashboard_pages.py": 0.5,
+    "tests/test_docs_and_pages.py": 0.5,
+    "tests/test_environments.py": 0.5,
+    "tests/test_provider_event_relay.py": 0.5,
+    "tests/test_webhook_retention.py": 0.5,
+    "tests/test_monerium_replay.py": 0.4,
+    "tests/test_ramp_dev_privacy.py": 0.4,
+    "tests/test_auth_and_errors.py": 0.3,
+    "tests/test_cancel_replay.py": 0.3,
+    "tests/test_event_order_replay.py": 0.3,
+    "tests/test_lookup_replay.py": 0.3,
 }
 DEFAULT_TEST_SECONDS = 0.05
-TEST_WAIT_SECONDS = 0.1
+TEST_WAIT_SECONDS = 0.02
 # SHARD_SECONDS: the tests of a module that run in a pass whatever the split (they reach
 # the database, or are pinned to it): their CPU seconds in the SQLite pass and in the
 # PostgreSQL pass.
 SHARD_SECONDS = {
-    "tests/test_scale_out.py": (0, 38),
-    "tests/test_webhook_durability.py": (25, 25),
-    "tests/test_schemathesis.py": (18, 25),
-    "tests/test_ramp_dev.py": (0, 13),  # `ramp dev --database-url`, PostgreSQL only
-    "tests/test_intents.py": (10, 12),
-    "tests/test_webhooks.py": (11, 8),
-    "tests/test_bridge_production.py": (9, 9),
-    "tests/test_monerium_production.py": (7, 8),
-    "tests/test_onboarding_api.py": (6, 7),
-    "tests/test_cancel.py": (7, 7),
-    "tests/test_dashboard_admin.py": (5, 6),
-    "tests/test_webhook_dispatcher_process.py": (5, 6),
-    "tests/test_migrations.py": (5, 3),
-    "tests/test_monerium_onboarding_page.py": (5, 5),
-    "tests/test_routing.py": (3, 5),
-    "tests/test_provider_event_relay.py": (2, 4),
-    "tests/test_bridge_poll_schedule.py": (2, 2),
-    "tests/test_events_api.py": (2, 2),
-    "tests/test_webhook_dispatch.py": (2, 2),
+    "tests/test_webhook_durability.py": (25.2, 24.3),
+    "tests/test_schemathesis.py": (16.8, 22.1),
+    "tests/test_scale_out.py": (0.0, 35.2),
+    "tests/test_intents.py": (11.6, 9.5),
+    "tests/test_bridge_production.py": (7.3, 8.3),
+    "tests/test_webhooks.py": (7.5, 8.1),
+    "tests/test_monerium_production.py": (6.8, 6.7),
+    "tests/test_cancel.py": (6.4, 6.5),
+    "tests/test_onboarding_api.py": (5.7, 6.1),
+    "tests/test_dashboard_admin.py": (4.9, 4.4),
+    "tests/test_ramp_dev.py": (0.0, 8.6),
+    "tests/test_webhook_dispatcher_process.py": (3.2, 5.1),
+    "tests/test_monerium_onboarding_page.py": (3.9, 4.2),
+    "tests/test_routing.py": (3.5, 4.2),
+    "tests/test_webhook_dispatch.py": (2.9, 4.0),
+    "tests/test_migrations.py": (3.1, 3.1),
+    "tests/test_bridge_accounts.py": (3.2, 2.1),
+    "tests/test_provider_event_relay.py": (2.2, 2.2),
+    "tests/test_bridge_poll_schedule.py": (1.6, 2.6),
+    "tests/test_events_api.py": (1.9, 2.1),
+    "tests/test_webhook_dispatcher.py": (1.9, 1.6),
+    "tests/test_intent_idempotency.py": (1.9, 1.5),
+    "tests/test_dashboard_settings.py": (1.4, 1.9),
+    "tests/test_housekeeping.py": (1.5, 1.5),
+    "tests/test_idempotency.py": (1.4, 1.2),
+    "tests/test_auth_and_errors.py": (1.2, 1.2),
+    "tests/test_walletpay.py": (0.9, 1.4),
+    "tests/test_dashboard_providers.py": (1.1, 1.1),
+    "tests/test_transaction_resource.py": (1.1, 1.1),
+    "tests/test_webhook_recovery.py": (0.8, 1.4),
+    "tests/test_intent_reference_fields.py": (1.1, 1.0),
+    "tests/test_intent_handler_connections.py": (0.9, 1.1),
+    "tests/test_one_call_intents.py": (1.1, 0.9),
+    "tests/test_hostile_input.py": (0.8, 1.1),
+    "tests/test_lists.py": (0.9, 0.8),
+    "tests/test_dashboard_intents.py": (0.8, 0.6),
+    "tests/test_provider_accounts.py": (0.7, 0.7),
+    "tests/test_webhook_migration.py": (1.0, 0.3),
+    "tests/test_webhook_retention.py": (0.6, 0.6),
+    "tests/test_bridge_quotes_api.py": (0.5, 0.6),
+    "tests/test_intent_services.py": (0.5, 0.6),
+    "tests/test_application_services.py": (0.1, 0.9),
+    "tests/test_data_at_rest.py": (0.5, 0.5),
+    "tests/test_money.py": (0.5, 0.5),
+    "tests/test_quotes.py": (0.5, 0.5),
+    "tests/test_webhook_schedule.py": (0.3, 0.3),
+    "tests/test_external_accounts.py": (0.2, 0.3),
+    "tests/test_monerium_accounts.py": (0.2, 0.3),
 }
 
 
