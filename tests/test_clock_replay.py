@@ -15,7 +15,7 @@ from temporalio.workflow import NondeterminismError
 from ramp.intents.clock import SANDBOX_CLOCK_PATCH
 from tests.histories.changed import StoppedClockWorkflow
 from tests.histories.record import HISTORIES
-from tests.histories.snapshots import differences, replay, state_file
+from tests.histories.snapshots import differences, patch_ids, replay, state_file
 from workflows.intents import IntentWorkflow
 
 CLOCK_EXPIRED = HISTORIES / "intent_clock_expired.json"
@@ -26,19 +26,9 @@ def _history(path: Path = CLOCK_EXPIRED) -> WorkflowHistory:
     return WorkflowHistory.from_json(path.stem, path.read_text())
 
 
-def _patch_ids(history: WorkflowHistory) -> list[str]:
-    found: list[str] = []
-    for event in history.events:
-        if event.HasField("marker_recorded_event_attributes"):
-            details = event.marker_recorded_event_attributes.details
-            if "patch-data" in details:
-                found += [p.data.decode() for p in details["patch-data"].payloads]
-    return found
-
-
 def test_the_clock_is_behind_its_patch() -> None:
-    assert any(SANDBOX_CLOCK_PATCH in patch for patch in _patch_ids(_history()))
-    assert not any(SANDBOX_CLOCK_PATCH in p for p in _patch_ids(_history(BEFORE_THE_CLOCK)))
+    assert SANDBOX_CLOCK_PATCH in patch_ids(_history())
+    assert SANDBOX_CLOCK_PATCH not in patch_ids(_history(BEFORE_THE_CLOCK))
 
 
 async def test_the_advanced_intent_replays_with_its_state() -> None:

@@ -14,7 +14,7 @@ from temporalio.workflow import NondeterminismError
 
 from tests.histories.changed import EarlyEventDroppedWorkflow
 from tests.histories.record import HISTORIES
-from tests.histories.snapshots import replay
+from tests.histories.snapshots import patch_ids, replay
 from workflows.intents import EVENT_AWAITS_ORDER, IntentWorkflow
 
 OUTRUN = HISTORIES / "intent_bridge_event_outruns_order.json"
@@ -25,19 +25,9 @@ def _history(file: Path) -> WorkflowHistory:
     return WorkflowHistory.from_json(file.stem, file.read_text())
 
 
-def _patch_ids(history: WorkflowHistory) -> list[str]:
-    found: list[str] = []
-    for event in history.events:
-        if event.HasField("marker_recorded_event_attributes"):
-            details = event.marker_recorded_event_attributes.details
-            if "patch-data" in details:
-                found += [p.data.decode() for p in details["patch-data"].payloads]
-    return found
-
-
 def test_the_recorded_outrun_carries_the_patch_marker_and_older_histories_do_not() -> None:
-    assert any(f'"id":"{EVENT_AWAITS_ORDER}"' in p for p in _patch_ids(_history(OUTRUN)))
-    assert not any(EVENT_AWAITS_ORDER in p for p in _patch_ids(_history(BEFORE)))
+    assert EVENT_AWAITS_ORDER in patch_ids(_history(OUTRUN))
+    assert EVENT_AWAITS_ORDER not in patch_ids(_history(BEFORE))
 
 
 async def test_the_early_event_is_applied_once_the_order_lands() -> None:

@@ -19,7 +19,7 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.worker import Replayer, UnsandboxedWorkflowRunner
 
 from tests.histories.record import HISTORIES
-from tests.histories.snapshots import differences, replay, state_file
+from tests.histories.snapshots import differences, patch_ids, replay, state_file
 from workflows.intent_base import LOOKUP_ONE_ACTIVITY
 from workflows.intents import IntentWorkflow
 
@@ -37,16 +37,6 @@ def _history(path: Path) -> WorkflowHistory:
     return WorkflowHistory.from_json(path.stem, path.read_text())
 
 
-def _patch_ids(history: WorkflowHistory) -> list[str]:
-    found: list[str] = []
-    for event in history.events:
-        if event.HasField("marker_recorded_event_attributes"):
-            details = event.marker_recorded_event_attributes.details
-            if "patch-data" in details:
-                found += [p.data.decode() for p in details["patch-data"].payloads]
-    return found
-
-
 def _lookups(path: Path) -> list[str]:
     """The lookups' local activities of the recorded run (its inputs' snapshot)."""
     stored = json.loads(state_file(path).read_text())["localActivities"]
@@ -56,9 +46,9 @@ def _lookups(path: Path) -> list[str]:
 
 def test_only_the_new_histories_carry_the_patch() -> None:
     for path in WITH_THE_PATCH:
-        assert any(LOOKUP_ONE_ACTIVITY in p for p in _patch_ids(_history(path))), path
+        assert LOOKUP_ONE_ACTIVITY in patch_ids(_history(path)), path
     for path in BEFORE_THE_PATCH:
-        assert not any(LOOKUP_ONE_ACTIVITY in p for p in _patch_ids(_history(path))), path
+        assert LOOKUP_ONE_ACTIVITY not in patch_ids(_history(path)), path
 
 
 def test_the_patched_runs_look_up_once_per_selection() -> None:

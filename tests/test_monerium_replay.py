@@ -14,7 +14,7 @@ from temporalio.workflow import NondeterminismError
 
 from tests.histories.changed import PlacingOnceWorkflow
 from tests.histories.record import HISTORIES
-from tests.histories.snapshots import differences, replay, state_file
+from tests.histories.snapshots import differences, patch_ids, replay, state_file
 from workflows.declined_orders import DECLINED_ORDER_PLACED_AGAIN
 from workflows.intents import IntentWorkflow
 
@@ -28,20 +28,10 @@ def _history(file: Path) -> WorkflowHistory:
 
 async def test_the_declined_onramp_carries_the_patch_and_replays_with_its_state() -> None:
     history = _history(DECLINED)
-    assert f'"id":"{DECLINED_ORDER_PLACED_AGAIN}"' in _patch_ids(history)
+    assert DECLINED_ORDER_PLACED_AGAIN in patch_ids(history)
     replayed = await replay(history, IntentWorkflow)
     assert differences(history, replayed, state_file(DECLINED)) == []
     assert replayed.result.status == "COMPLETED"
-
-
-def _patch_ids(history: WorkflowHistory) -> str:
-    found = []
-    for event in history.events:
-        if event.HasField("marker_recorded_event_attributes"):
-            details = event.marker_recorded_event_attributes.details
-            if "patch-data" in details:
-                found += [p.data.decode() for p in details["patch-data"].payloads]
-    return " ".join(found).replace(" ", "")
 
 
 async def test_placing_the_order_once_fails_the_replay() -> None:

@@ -122,6 +122,17 @@ async def replay(history: WorkflowHistory, *workflows: type) -> Replayed:
     return replayed
 
 
+def patch_ids(history: WorkflowHistory) -> set[str]:
+    """The ids of the patches `history` recorded a marker for (`workflow.patched`)."""
+    found: set[str] = set()
+    for event in history.events:
+        if event.HasField("marker_recorded_event_attributes"):
+            details = event.marker_recorded_event_attributes.details
+            if "patch-data" in details:
+                found |= {json.loads(p.data)["id"] for p in details["patch-data"].payloads}
+    return found
+
+
 def state_file(history_file: Path) -> Path:
     return STATES / history_file.name
 
