@@ -141,6 +141,17 @@ async def test_the_page_has_the_wallet_sign_the_link_then_the_redeem(
                               within=30)  # fmt: skip
         [profile] = monerium.profiles.values()
         await monerium.set_profile_state(profile["id"], "approved")  # its webhook follows
+        # The approval reaches the intent (webhook, relay, workflow: the plan completed)
+        # before the page is opened, so its first view is the wallet's signature. A run
+        # with eight test processes found the page still on the proof of address when
+        # the browser's wait ran out.
+        await wait_for_intent(
+            http,
+            token,
+            intent_id,
+            lambda body: body["intent"]["compliancePlan"]["status"] == "COMPLETED",
+            within=60,
+        )
 
         context = await browser.new_context(viewport={"width": 360, "height": 860})
         context.set_default_timeout(WAIT_MS)
