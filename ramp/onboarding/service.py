@@ -93,22 +93,14 @@ class OnboardingService:
     async def view(self, intent_id: str, customer_id: str) -> OnboardingView:
         async with self._db() as session:
             intent = await _intent_of(session, intent_id, customer_id)
-            steps = (
-                await session.exec(
-                    select(ComplianceStepRow).where(ComplianceStepRow.intent_id == intent.id)
-                )
-            ).all()
+            steps = await _steps_of(session, intent)
             if reuse.open_forms(intent, steps):
                 # Once per customer and provider: what a provider's own KYC gives back.
                 await reuse.collect_provider_details(session, intent, self._box, self._connectors)
         async with self._db() as session:
             await read_snapshot(session)
             intent = await _intent_of(session, intent_id, customer_id)
-            steps = (
-                await session.exec(
-                    select(ComplianceStepRow).where(ComplianceStepRow.intent_id == intent.id)
-                )
-            ).all()
+            steps = await _steps_of(session, intent)
             transaction = (
                 await session.exec(
                     select(TransactionRow).where(TransactionRow.intent_id == intent.id)
@@ -145,11 +137,7 @@ class OnboardingService:
         customer's behalf when consented data fills its whole form."""
         async with self._db() as session:
             intent = await _intent_of(session, intent_id, customer_id)
-            steps = (
-                await session.exec(
-                    select(ComplianceStepRow).where(ComplianceStepRow.intent_id == intent.id)
-                )
-            ).all()
+            steps = await _steps_of(session, intent)
             forms = reuse.open_forms(intent, steps)
             offers = (await reuse.reuse_for(session, intent, forms)).offers
             offer = next((o for o in offers if o.provider_account_id == source_account_id), None)
@@ -322,6 +310,14 @@ async def _intent_of(session: AsyncSession, intent_id: str, customer_id: str) ->
     if intent is None or intent.customer_id != customer_id or not intent.onboarding:
         raise NotFound("intent")
     return intent
+
+
+async def _steps_of(session: AsyncSession, intent: IntentRow) -> Sequence[ComplianceStepRow]:
+    return (
+        await session.exec(
+            select(ComplianceStepRow).where(ComplianceStepRow.intent_id == intent.id)
+        )
+    ).all()
 
 
 async def _origins(session: AsyncSession, intent: IntentRow) -> list[str]:
