@@ -29,7 +29,7 @@ from typing import Any
 
 import httpx
 
-from bench.foundation_api import Call, customer_with_intent
+from bench.foundation_api import Call, customer_with_intent, read_calls
 from bench.sandbox import SandboxProcess, descendants
 
 TICKS = os.sysconf("SC_CLK_TCK")
@@ -70,23 +70,6 @@ async def run(client: httpx.AsyncClient, call: Call, count: int, callers: int) -
     await asyncio.gather(*(caller() for _ in range(callers)))
 
 
-def calls(auth: tuple[str, str], reader: dict[str, str], intent_id: str) -> dict[str, Call]:
-    return {
-        "floor: GET /v1/no-such-path": lambda c, i: c.get("/v1/no-such-path"),
-        "GET /v1/currencies/supported": lambda c, i: c.get("/v1/currencies/supported", auth=auth),
-        "GET /v1/external-accounts/requirements": lambda c, i: c.get(
-            "/v1/external-accounts/requirements",
-            params={"src": "USD", "dest": "USDC_ETHEREUM"},
-            auth=auth,
-        ),
-        "GET /v1/intent/{id}": lambda c, i: c.get(f"/v1/intent/{intent_id}", headers=reader),
-        "GET /v1/intent (list)": lambda c, i: c.get("/v1/intent", headers=reader),
-        "POST /v1/customers (create)": lambda c, i: c.post(
-            "/v1/customers", json={"id": f"cpu-{i}"}, auth=auth
-        ),
-    }
-
-
 async def measure(
     sandbox: SandboxProcess,
     auth: tuple[str, str],
@@ -101,7 +84,7 @@ async def measure(
     limits = httpx.Limits(max_connections=callers, max_keepalive_connections=callers)
     results: dict[str, Any] = {}
     async with httpx.AsyncClient(base_url=sandbox.api, limits=limits, timeout=30) as client:
-        for name, call in calls(auth, reader, intent_id).items():
+        for name, call in read_calls(auth, reader, intent_id, customer_prefix="cpu").items():
             if only and name not in only and not name.startswith("floor"):
                 continue
             await run(client, call, 50, callers)  # warm-up: connections, caches

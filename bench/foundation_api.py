@@ -102,9 +102,11 @@ async def customer_with_intent(api: str, auth: tuple[str, str]) -> tuple[dict[st
         return headers, created.json()["intent"]["id"]
 
 
-async def measure(api: str, auth: tuple[str, str], requests: int, callers: int) -> dict[str, Any]:
-    reader, intent_id = await customer_with_intent(api, auth)
-    calls: dict[str, Call] = {
+def read_calls(
+    auth: tuple[str, str], reader: dict[str, str], intent_id: str, *, customer_prefix: str
+) -> dict[str, Call]:
+    """The requests measured, by name: the floor, the reads clients make most, a create."""
+    return {
         "floor: GET /v1/no-such-path": lambda c, i: c.get("/v1/no-such-path"),
         "GET /v1/currencies/supported": lambda c, i: c.get("/v1/currencies/supported", auth=auth),
         "GET /v1/external-accounts/requirements": lambda c, i: c.get(
@@ -115,9 +117,14 @@ async def measure(api: str, auth: tuple[str, str], requests: int, callers: int) 
         "GET /v1/intent/{id}": lambda c, i: c.get(f"/v1/intent/{intent_id}", headers=reader),
         "GET /v1/intent (list)": lambda c, i: c.get("/v1/intent", headers=reader),
         "POST /v1/customers (create)": lambda c, i: c.post(
-            "/v1/customers", json={"id": f"bench-{i}"}, auth=auth
+            "/v1/customers", json={"id": f"{customer_prefix}-{i}"}, auth=auth
         ),
     }
+
+
+async def measure(api: str, auth: tuple[str, str], requests: int, callers: int) -> dict[str, Any]:
+    reader, intent_id = await customer_with_intent(api, auth)
+    calls = read_calls(auth, reader, intent_id, customer_prefix="bench")
     limits = httpx.Limits(max_connections=callers, max_keepalive_connections=callers)
     results: dict[str, Any] = {}
     async with httpx.AsyncClient(base_url=api, limits=limits, timeout=30) as client:
