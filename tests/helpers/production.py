@@ -33,12 +33,13 @@ SIMULATOR_NETWORK = PUBLIC_ONLY.with_networks(parse_networks("127.0.0.1/32"))
 
 
 def fast_connectors() -> Connectors:
-    # Short timeouts: a simulated outage answers late, and the retry comes sooner.
+    # A short read timeout: a simulated outage answers late, and the retry comes sooner.
+    # The connect keeps production's 5 s: a loaded machine can hold the loop past a second.
     # The simulator listens on loopback: allowed as an operator allows a staging proxy.
     return Connectors(
         {
             "BRIDGE": BridgeConnector(
-                timeout=httpx.Timeout(3.0, connect=1.0), network=SIMULATOR_NETWORK
+                timeout=httpx.Timeout(3.0, connect=5.0), network=SIMULATOR_NETWORK
             )
         },
         network=SIMULATOR_NETWORK,
