@@ -82,13 +82,16 @@ def dev_server_args(
     *,
     host: str,
     port: int,
-    ui_port: int,
+    ui_port: int | None,
     db_file: Path,
     namespace: str = "default",
     log_level: str = "warn",
     cli: Path | None = None,
 ) -> list[str]:
-    """Full argv (binary first) for `temporal server start-dev` as `ramp dev` runs it."""
+    """Full argv (binary first) for `temporal server start-dev` as `ramp dev` runs it;
+    with `ui_port` None, without the Web UI (one port fewer to find free)."""
+    # The UI would otherwise fetch a news feed from the internet.
+    ui = ["--ui-port", str(ui_port), "--ui-disable-news-fetch"] if ui_port else ["--headless"]
     argv = [
         str(cli or temporal_cli_path()),
         "server",
@@ -97,10 +100,7 @@ def dev_server_args(
         host,
         "--port",
         str(port),
-        "--ui-port",
-        str(ui_port),
-        # The UI would otherwise fetch a news feed from the internet.
-        "--ui-disable-news-fetch",
+        *ui,
         "--db-filename",
         str(db_file),
         # Global flag; "warn" is already start-dev's default, but being explicit keeps

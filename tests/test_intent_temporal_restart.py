@@ -68,9 +68,8 @@ class TemporalProcess:
         return f"127.0.0.1:{self.port}"
 
     async def start(self) -> None:
-        argv = dev_server_args(
-            host="127.0.0.1", port=self.port, ui_port=free_port(), db_file=self.db_file
-        )
+        """Started on `port` (kept across a restart), without the Web UI."""
+        argv = dev_server_args(host="127.0.0.1", port=self.port, ui_port=None, db_file=self.db_file)
         with self.log.open("ab") as output:
             self.process = await asyncio.create_subprocess_exec(
                 *argv, stdin=asyncio.subprocess.DEVNULL, stdout=output, stderr=output
@@ -80,6 +79,11 @@ class TemporalProcess:
             self.address, "default", 30.0, is_alive=lambda: process.returncode is None
         )
 
+    def port_was_taken(self) -> bool:
+        """Whether the last start failed because another process held the port (the
+        free port was found free, then taken by a neighbour test before the bind)."""
+        return self.log.exists() and b"address already in use" in self.log.read_bytes()
+
     async def kill(self) -> None:
         assert self.process is not None
         self.process.kill()
@@ -88,8 +92,15 @@ class TemporalProcess:
 
 @pytest.fixture
 async def temporal_process(tmp_path: Path) -> AsyncIterator[TemporalProcess]:
-    server = TemporalProcess(free_port(), tmp_path / "temporal.db", tmp_path / "temporal.log")
-    await server.start()
+    for attempt in range(3):  # a port taken between the probe and the bind: another one
+        log = tmp_path / f"temporal-{attempt}.log"
+        server = TemporalProcess(free_port(), tmp_path / f"temporal-{attempt}.db", log)
+        try:
+            await server.start()
+            break
+        except RuntimeError:
+            if attempt == 2 or not server.port_was_taken():
+                raise
     try:
         yield server
     finally:

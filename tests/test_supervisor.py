@@ -548,6 +548,11 @@ def test_dev_server_args_lift_the_throttle_and_register_attributes(tmp_path: Pat
     assert "--namespace" not in " ".join(
         dev_server_args(host="h", port=1, ui_port=2, db_file=Path("x"))
     )
+    assert "--ui-port 5678 --ui-disable-news-fetch" in joined
+    assert "--headless" not in joined
+    headless = dev_server_args(host="h", port=1, ui_port=None, db_file=Path("x"))
+    assert "--headless" in headless
+    assert not [arg for arg in headless if arg.startswith("--ui-")]
 
 
 async def test_wait_until_serving_gives_up_clearly() -> None:
