@@ -14,52 +14,50 @@ and a subscription is created only when its URL answers the signed
 `subscription.created` test call with a 2xx. Tests drive what Monerium decides:
 `incoming_sepa` (an issue order), `set_order_state`, `set_profile_state`.
 
-Nothing here imports the adapter: it is the other side of the wire.
+The documented rules a request is checked against are in monerium_rules.py, the
+subscriptions and the signed events in monerium_webhooks.py. Nothing here imports the
+adapter: it is the other side of the wire.
 """
 
 from __future__ import annotations
 
 import asyncio
 import base64
-import binascii
 import json
-import re
 import time
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
-from decimal import Decimal
 from typing import Any
 
-import httpx
-from eth_account import Account
-from eth_account.messages import encode_defunct
-from standardwebhooks.webhooks import Webhook
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from tests.simulators.loopback import Gate, answer_of, on_loopback
-
-MEDIA_TYPE = "application/vnd.monerium.api-v2+json"
-LINK_MESSAGE = "I hereby declare that I am the address owner."
-SANDBOX_CHAINS = {"sepolia", "chiado", "amoy", "arbitrumsepolia", "lineasepolia",
-                  "basesepolia", "grand"}  # fmt: skip
-PRODUCTION_CHAINS = {"ethereum", "gnosis", "polygon", "arbitrum", "linea", "base", "noble"}
-UUID4 = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")
-ADDRESS = re.compile(r"^0x[0-9a-fA-F]{40}$")
-AMOUNT = re.compile(r"^\d+(\.\d{1,2})?$")
-IBAN = re.compile(r"^[A-Z]{2}\d{2}(?:\s?[0-9A-Z]{4}){1,7}\s?[0-9A-Z]{1,4}$")
-REDEEM_MESSAGE = re.compile(
-    r"^Send ([A-Z]{3}) (\d+(?:\.\d{1,2})?) to ([A-Z]{2}\d{2}[A-Z0-9]+|[A-Z0-9]{4}\.\.\.[A-Z0-9]{4})"
-    r" at (\d{4}-\d{2}-\d{2}T\d{2}:\d{2})(?::\d{2})?Z$"
+from tests.simulators.monerium_rules import (
+    ADDRESS,
+    LINK_MESSAGE,
+    MEDIA_TYPE,
+    PERSONAL_REQUIRED,
+    PRODUCTION_CHAINS,
+    SANDBOX_CHAINS,
+    UUID4,
+    Invalid,
+    check_details,
+    check_link,
+    check_order_id,
+    check_redeem,
+    check_upload,
+    error,
+    now,
+    signed_by,
 )
-PERSONAL_REQUIRED = ("firstName", "lastName", "address", "postalCode", "city", "country",
-                     "nationality", "birthday", "phone", "email")  # fmt: skip
-EVENT_TYPES = {"iban.updated", "order.created", "order.updated", "profile.updated"}
+from tests.simulators.monerium_webhooks import Delivery, MoneriumWebhooks
+
+__all__ = ["MEDIA_TYPE", "Delivery", "Fault", "MoneriumSimulator", "Recorded", "running"]
 
 
 @dataclass
@@ -82,41 +80,7 @@ class Fault:
 
 
 @dataclass
-class Delivery:
-    url: str
-    type: str
-    status: int | None  # None: unreachable
-
-
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
-
-
-def _error(status: int, message: str, errors: dict[str, str] | None = None) -> JSONResponse:
-    names = {400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found",
-             409: "Conflict", 429: "Too Many Requests"}  # fmt: skip
-    body: dict[str, Any] = {"code": status, "status": names.get(status, "Error"),
-                            "message": message}  # fmt: skip
-    if errors:
-        body["errors"] = errors
-    return JSONResponse(body, status_code=status)
-
-
-class Invalid(Exception):
-    def __init__(self, errors: dict[str, str], status: int = 400) -> None:
-        super().__init__("Validation errors")
-        self.errors, self.status = errors, status
-
-
-def _signer(message: str, signature: str) -> str | None:
-    try:
-        return str(Account.recover_message(encode_defunct(text=message), signature=signature))
-    except Exception:
-        return None
-
-
-@dataclass
-class MoneriumSimulator:
+class MoneriumSimulator(MoneriumWebhooks):
     clients: dict[str, str] = field(default_factory=lambda: {
         "a08bfa22-e6d6-41ed-891c-2ea11c960b3f": "simulated-client-secret"})  # fmt: skip
     environment: str = "sandbox"
@@ -130,8 +94,6 @@ class MoneriumSimulator:
     addresses: dict[str, dict[str, Any]] = field(default_factory=dict)  # by lower address
     ibans: dict[str, dict[str, Any]] = field(default_factory=dict)
     orders: dict[str, dict[str, Any]] = field(default_factory=dict)
-    subscriptions: dict[str, dict[str, Any]] = field(default_factory=dict)
-    deliveries: list[Delivery] = field(default_factory=list)
     url: str = ""
     _background: set[asyncio.Task[None]] = field(default_factory=set)
 
@@ -201,7 +163,7 @@ class MoneriumSimulator:
             },
             "memo": memo,
             "state": "pending",
-            "meta": {"placedAt": _now()},
+            "meta": {"placedAt": now()},
         }
         if reference_number:
             order["referenceNumber"] = reference_number
@@ -213,49 +175,11 @@ class MoneriumSimulator:
         order = self.orders[order_id]
         order["state"] = state
         if state == "processed":
-            order["meta"]["processedAt"] = _now()
+            order["meta"]["processedAt"] = now()
             order["meta"]["txHashes"] = ["0x" + uuid.uuid4().hex * 2]
         if state == "rejected":
             order["meta"]["rejectedReason"] = reason or "Declined due to insufficient funds."
         await self.notify("order.updated", order)
-
-    # --- webhooks ----------------------------------------------------------------------
-
-    def signed(self, secret: str, body: bytes, message_id: str | None = None,
-               at: datetime | None = None) -> dict[str, str]:  # fmt: skip
-        """Standard Webhooks headers for `body` under `secret`."""
-        moment = at or datetime.now(UTC)
-        message_id = message_id or str(uuid.uuid4())
-        signature = Webhook(secret).sign(message_id, moment, body.decode())
-        return {
-            "webhook-id": message_id,
-            "webhook-timestamp": str(int(moment.timestamp())),
-            "webhook-signature": signature,
-            "content-type": "application/json",
-        }
-
-    async def deliver(self, url: str, secret: str, kind: str, data: dict[str, Any] | None,
-                      message_id: str | None = None) -> int | None:  # fmt: skip
-        event: dict[str, Any] = {"type": kind, "timestamp": _now()}
-        if data is not None:
-            event["data"] = data
-        body = json.dumps(event).encode()
-        try:
-            async with httpx.AsyncClient(timeout=10) as client:
-                answer = await client.post(
-                    url, content=body, headers=self.signed(secret, body, message_id)
-                )
-            status: int | None = answer.status_code
-        except httpx.HTTPError:
-            status = None
-        self.deliveries.append(Delivery(url, kind, status))
-        return status
-
-    async def notify(self, kind: str, data: dict[str, Any]) -> None:
-        """Delivers `kind` to every active subscription that asked for it."""
-        for sub in list(self.subscriptions.values()):
-            if sub["state"] == "active" and kind in sub["types"]:
-                await self.deliver(sub["url"], sub["secret"], kind, json.loads(json.dumps(data)))
 
     # --- the HTTP side -------------------------------------------------------------------
 
@@ -287,13 +211,13 @@ class MoneriumSimulator:
         if not request.headers.get("content-type", "").startswith(
             "application/x-www-form-urlencoded"
         ):
-            return _error(400, "the token endpoint takes a form")
+            return error(400, "the token endpoint takes a form")
         form = await request.form()
         if form.get("grant_type") != "client_credentials":
-            return _error(400, "The client is not authorized to request a token using this method.")
+            return error(400, "The client is not authorized to request a token using this method.")
         client_id, secret = str(form.get("client_id") or ""), str(form.get("client_secret") or "")
         if self.clients.get(client_id) != secret or not secret:
-            return _error(401, "Invalid client credentials")
+            return error(401, "Invalid client credentials")
         token = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
         self.tokens[token] = time.monotonic() + self.token_lifetime
         self.tokens_issued += 1
@@ -309,7 +233,7 @@ class MoneriumSimulator:
         if not UUID4.match(str(profile_id)):
             raise Invalid({"id": "must be a version-4 UUID"})
         if profile_id in self.profiles:
-            return _error(409, "Profile already exists")
+            return error(409, "Profile already exists")
         profile = {
             "id": profile_id,
             "kind": kind,
@@ -328,25 +252,17 @@ class MoneriumSimulator:
     async def _get_profile(self, request: Request) -> Response:
         profile = self.profiles.get(request.path_params["id"])
         if profile is None:
-            return _error(404, "Profile not found")
+            return error(404, "Profile not found")
         return JSONResponse(profile)
 
     async def _patch_details(self, request: Request) -> Response:
         profile = self.profiles.get(request.path_params["id"])
         if profile is None:
-            return _error(404, "Profile not found")
+            return error(404, "Profile not found")
         if profile["details"]["state"] == "approved":
-            return _error(409, "The profile details have already been approved and need not "
+            return error(409, "The profile details have already been approved and need not "
                           "be submitted again")  # fmt: skip
-        personal = (await request.json()).get("personal")
-        if not isinstance(personal, dict):
-            raise Invalid({"personal": "required"})
-        if personal.get("birthday") and not re.match(r"^\d{4}-\d{2}-\d{2}$", personal["birthday"]):
-            raise Invalid({"personal.birthday": "must be YYYY-MM-DD"})
-        # The document's example is "+3548888888": an international (E.164) number.
-        if personal.get("phone") and not re.match(r"^\+[1-9][0-9]{7,14}$", personal["phone"]):
-            raise Invalid({"personal.phone": "must be an international number, such as "
-                           "+3548888888"})  # fmt: skip
+        personal = check_details((await request.json()).get("personal"))
         profile["submittedDetails"] = personal
         profile["name"] = f"{personal.get('firstName', '')} {personal.get('lastName', '')}".strip()
         complete = all(personal.get(name) for name in PERSONAL_REQUIRED)
@@ -360,10 +276,7 @@ class MoneriumSimulator:
                 raise Invalid({"file": "a multipart file is required"})
             content = await upload.read()
             filename, content_type = upload.filename, upload.content_type
-        if len(content) > 5 * 1024 * 1024 or len(filename or "") > 100:
-            raise Invalid({"file": "at most 5 MB and a name of 100 characters"})
-        if content_type not in ("application/pdf", "image/jpeg", "image/png"):
-            raise Invalid({"file": "PDF or JPEG"})
+        check_upload(content, filename, content_type)
         file_id = str(uuid.uuid4())
         record = {"id": file_id, "name": filename, "type": content_type,
                   "size": len(content)}  # fmt: skip
@@ -373,7 +286,7 @@ class MoneriumSimulator:
     async def _patch_verifications(self, request: Request) -> Response:
         profile = self.profiles.get(request.path_params["id"])
         if profile is None:
-            return _error(404, "Profile not found")
+            return error(404, "Profile not found")
         items = (await request.json()).get("personal")
         if not isinstance(items, list) or not items:
             raise Invalid({"personal": "a list of verifications"})
@@ -391,15 +304,9 @@ class MoneriumSimulator:
 
     async def _link_address(self, request: Request) -> Response:
         body = await request.json()
-        address, chain = str(body.get("address") or ""), body.get("chain")
-        signature, message = str(body.get("signature") or ""), body.get("message")
-        profile_id = body.get("profile")
-        if not ADDRESS.match(address):
-            raise Invalid({"address": "Address missing"})
-        if chain not in self.chains:
-            raise Invalid({"chain": f"not a chain of the {self.environment} environment"})
-        if message != LINK_MESSAGE:
-            raise Invalid({"message": "must be the address-owner declaration"})
+        check_link(body, self.chains, self.environment)
+        address, chain = str(body["address"]), body["chain"]
+        signature, profile_id = str(body.get("signature") or ""), body.get("profile")
         if profile_id not in self.profiles:
             raise Invalid({"profile": "unknown profile"})
         entry = self.addresses.setdefault(
@@ -408,10 +315,7 @@ class MoneriumSimulator:
         if signature == "0x":
             entry.setdefault("pendingChains", []).append(chain)
             return JSONResponse({"code": 202, "status": "Accepted"}, status_code=202)
-        if (
-            _signer(LINK_MESSAGE, signature) is None
-            or str(_signer(LINK_MESSAGE, signature)).lower() != address.lower()
-        ):
+        if not signed_by(LINK_MESSAGE, signature, address):
             self.addresses.pop(address.lower(), None) if not entry["chains"] else None
             raise Invalid({"signature": "Signature does not match the address"})
         if chain not in entry["chains"]:
@@ -465,7 +369,7 @@ class MoneriumSimulator:
     async def _move_iban(self, request: Request) -> Response:
         record = self.ibans.get(request.path_params["iban"])
         if record is None:
-            return _error(404, "IBAN not found")
+            return error(404, "IBAN not found")
         body = await request.json()
         linked = self.addresses.get(str(body.get("address") or "").lower())
         if linked is None or body.get("chain") not in linked["chains"]:
@@ -475,41 +379,16 @@ class MoneriumSimulator:
 
     async def _place_order(self, request: Request) -> Response:
         body = await request.json()
-        missing = [k for k in ("address", "currency", "chain", "kind", "amount", "signature",
-                               "message", "counterpart") if not body.get(k)]  # fmt: skip
-        if missing:
-            raise Invalid(dict.fromkeys(missing, "required"))
-        if body["kind"] != "redeem":
-            raise Invalid({"kind": "only redeem orders are placed"})
-        if body.get("id") is not None and not UUID4.match(str(body["id"])):
-            raise Invalid({"id": "must be a version-4 UUID"})
+        check_order_id(body)
         if body.get("id") in self.orders:
-            return _error(409, "Order already exists")
-        if not AMOUNT.match(str(body["amount"])):
-            raise Invalid({"amount": "at most two decimals"})
-        if Decimal(body["amount"]) >= 15000 and not body.get("supportingDocumentId"):
-            raise Invalid({"supportingDocumentId": "required from 15000"})
-        memo = body.get("memo")
-        if memo is not None and not 5 <= len(memo) <= 140:
-            raise Invalid({"memo": "between 5 and 140 characters"})
-        identifier = (body["counterpart"] or {}).get("identifier") or {}
-        iban = str(identifier.get("iban") or "")
-        if identifier.get("standard") != "iban" or not IBAN.match(iban):
-            raise Invalid({"counterpart.identifier.iban": "not an IBAN"})
-        details = (body["counterpart"] or {}).get("details") or {}
-        if not details.get("country") or not (
-            details.get("companyName") or (details.get("firstName") and details.get("lastName"))
-        ):
-            raise Invalid({"counterpart.details": "a name and a country"})
-        self._check_message(body, iban.replace(" ", ""))
+            return error(409, "Order already exists")
+        check_redeem(body)
         linked = self.addresses.get(body["address"].lower())
         if linked is None or body["chain"] not in linked["chains"]:
             raise Invalid({"address": "the address is not linked on this chain"})
-        if (
-            _signer(body["message"], body["signature"]) != body["address"]
-            and str(_signer(body["message"], body["signature"])).lower() != body["address"].lower()
-        ):
+        if not signed_by(body["message"], body["signature"], body["address"]):
             raise Invalid({"signature": "Signature does not match the address"})
+        memo = body.get("memo")
         order = {
             "id": body.get("id") or str(uuid.uuid4()),
             "kind": "redeem",
@@ -521,25 +400,11 @@ class MoneriumSimulator:
             "counterpart": body["counterpart"],
             "memo": memo,
             "state": "placed",
-            "meta": {"placedAt": _now()},
+            "meta": {"placedAt": now()},
         }
         self.orders[order["id"]] = order
         await self.notify("order.created", order)
         return JSONResponse(order)
-
-    def _check_message(self, body: dict[str, Any], iban: str) -> None:
-        match = REDEEM_MESSAGE.match(str(body["message"]))
-        if match is None:
-            raise Invalid({"message": "not a redeem message"})
-        currency, amount, named, stamp = match.groups()
-        short = f"{iban[:4]}...{iban[-4:]}"
-        if currency != str(body["currency"]).upper() or amount != body["amount"]:
-            raise Invalid({"message": "amount or currency differ from the order"})
-        if named not in (iban, short):
-            raise Invalid({"message": "the IBAN differs from the order"})
-        when = datetime.fromisoformat(stamp + ":00+00:00")
-        if when < datetime.now(UTC) - timedelta(minutes=5):
-            raise Invalid({"message": "the timestamp is more than 5 minutes old"})
 
     async def _list_orders(self, request: Request) -> Response:
         q = request.query_params
@@ -553,49 +418,8 @@ class MoneriumSimulator:
     async def _get_order(self, request: Request) -> Response:
         order = self.orders.get(request.path_params["id"])
         if order is None:
-            return _error(404, "Order not found")
+            return error(404, "Order not found")
         return JSONResponse(order)
-
-    async def _list_subscriptions(self, request: Request) -> Response:
-        shown = [{k: v for k, v in s.items() if k != "secret"} for s in self.subscriptions.values()]
-        return JSONResponse({"subscriptions": shown})
-
-    async def _create_subscription(self, request: Request) -> Response:
-        body = await request.json()
-        url, secret = str(body.get("url") or ""), str(body.get("secret") or "")
-        types = body.get("types") or ["iban.updated", "profile.updated"]
-        if not url.startswith(("http://", "https://")):
-            raise Invalid({"url": "not a URL"})
-        try:
-            raw = base64.b64decode(secret.removeprefix("whsec_"), validate=True)
-        except (binascii.Error, ValueError):
-            raw = b""
-        if not secret.startswith("whsec_") or not 24 <= len(raw) <= 64:
-            raise Invalid({"secret": "whsec_ and 24 to 64 random bytes in base64"})
-        if not set(types) <= EVENT_TYPES:
-            raise Invalid({"types": "unknown event type"})
-        # The test call: no subscription unless the receiver answers it with a 2xx.
-        status = await self.deliver(url, secret, "subscription.created", None)
-        if status is None or not 200 <= status < 300:
-            raise Invalid({"url": f"the subscription test call was answered {status}"})
-        subscription_id = str(uuid.uuid4())
-        sub = {"id": subscription_id, "url": url, "types": list(types), "state": "active",
-               "secret": secret}  # fmt: skip
-        self.subscriptions[subscription_id] = sub
-        return JSONResponse({k: v for k, v in sub.items() if k != "secret"}, status_code=201)
-
-    async def _update_subscription(self, request: Request) -> Response:
-        sub = self.subscriptions.get(request.path_params["id"])
-        if sub is None:
-            return _error(404, "Subscription not found")
-        body = await request.json()
-        if body.get("state") is not None:
-            if body["state"] not in ("active", "inactive"):
-                raise Invalid({"state": "active or inactive"})
-            sub["state"] = body["state"]
-        if body.get("types") is not None:
-            sub["types"] = list(body["types"])
-        return JSONResponse({k: v for k, v in sub.items() if k != "secret"})
 
 
 class _Gate(Gate["MoneriumSimulator"]):
@@ -625,16 +449,16 @@ class _Gate(Gate["MoneriumSimulator"]):
                                     status_code=fault.status, headers=headers)  # fmt: skip
         if path != "/auth/token":
             if request.headers.get("accept") != MEDIA_TYPE:
-                return _error(400, f"Accept must be {MEDIA_TYPE}")
+                return error(400, f"Accept must be {MEDIA_TYPE}")
             auth = request.headers.get("authorization", "")
             token = auth.removeprefix("Bearer ") if auth.startswith("Bearer ") else None
             expiry = self.sim.tokens.get(token or "")
             if expiry is None or expiry <= time.monotonic():
-                return _error(401, "Not authenticated")
+                return error(401, "Not authenticated")
         try:
             response = await answer_of(self.app, request, raw)
         except Invalid as exc:
-            response = _error(exc.status, "Validation errors", exc.errors)
+            response = error(exc.status, "Validation errors", exc.errors)
         if fault is not None and fault.delay:
             await asyncio.sleep(fault.delay)  # served, but later than the client waits
         return response
