@@ -258,11 +258,22 @@ async def onboarded_payer(lb: Balancer, project: ProjectCredentials, name: str) 
                     step = current
                     break
                 await asyncio.sleep(0.05)
-    executed = await lb.request(
-        "POST", f"/v1/intent/{intent_id}/transaction", headers=bearer(token), ok=(201,)
-    )
-    assert executed.json()["transaction"] is not None
+    assert (await execute(lb, token, intent_id))["transaction"] is not None
     return Payer(token, body)
+
+
+async def execute(lb: Balancer, token: str, intent_id: str) -> dict[str, Any]:
+    """`POST /v1/intent/{id}/transaction` until it answers 201 (after a 502 nothing was
+    created and the call may be repeated, docs/decisions.md): the envelope."""
+    executed = await lb.request(
+        "POST",
+        f"/v1/intent/{intent_id}/transaction",
+        headers=bearer(token),
+        ok=(201,),
+        retry_on=(502,),
+    )
+    body: dict[str, Any] = executed.json()
+    return body
 
 
 async def keyed_burst(
