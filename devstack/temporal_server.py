@@ -90,8 +90,11 @@ def dev_server_args(
 ) -> list[str]:
     """Full argv (binary first) for `temporal server start-dev` as `ramp dev` runs it;
     with `ui_port` None, without the Web UI (one port fewer to find free)."""
-    # The UI would otherwise fetch a news feed from the internet.
-    ui = ["--ui-port", str(ui_port), "--ui-disable-news-fetch"] if ui_port else ["--headless"]
+    if ui_port is None:
+        ui = ["--headless"]
+    else:
+        # The UI would otherwise fetch a news feed from the internet.
+        ui = ["--ui-port", str(ui_port), "--ui-disable-news-fetch"]
     argv = [
         str(cli or temporal_cli_path()),
         "server",
