@@ -44,7 +44,8 @@ from ramp.errors import (
     Unprocessable,
     WebhookError,
 )
-from tests.helpers.browser import bound_socket, chromium, screenshots_dir, served
+from tests.helpers.browser import chromium, screenshots_dir, served
+from tests.serving import bound_socket
 
 # About the API reference page, not the database: one of the two passes runs it.
 pytestmark = [pytest.mark.either_database, pytest.mark.usefixtures("migrated")]

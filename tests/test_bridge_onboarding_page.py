@@ -17,7 +17,7 @@ from temporalio.client import Client
 from api.app import create_app
 from ramp.config import Settings
 from ramp.security.encryption import SecretBox
-from tests.helpers.browser import bound_socket, chromium, served
+from tests.helpers.browser import chromium, served
 from tests.helpers.payments import ACH, register_accounts, wait_for_intent, wallet
 from tests.helpers.production import (
     BRIDGE_KEY,
@@ -28,6 +28,7 @@ from tests.helpers.production import (
 )
 from tests.helpers.projects import bearer
 from tests.helpers.servers import derive_settings
+from tests.serving import bound_socket
 from tests.simulators.bridge import BridgeSimulator, running
 from worker import build_provider_worker, build_worker
 

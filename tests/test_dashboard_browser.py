@@ -27,11 +27,12 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 
 from api.app import create_app
 from ramp.config import Settings
-from tests.helpers.browser import bound_socket, chromium, served
+from tests.helpers.browser import chromium, served
 from tests.helpers.dashboard import PASSWORD, new_organization
 from tests.helpers.payments import create_intent, register_accounts
 from tests.helpers.servers import derive_settings
 from tests.helpers.webhook_receiver import receiving
+from tests.serving import bound_socket
 from tests.simulators.bridge import BridgeSimulator, running
 
 DOCS_IMAGES = Path(__file__).resolve().parent.parent / "docs" / "images"

@@ -24,7 +24,7 @@ from ramp import projects
 from ramp.config import Environment, Settings
 from ramp.provider_accounts import service
 from ramp.security.encryption import SecretBox
-from tests.helpers.browser import bound_socket, chromium, served
+from tests.helpers.browser import chromium, served
 from tests.helpers.onboarding import png
 from tests.helpers.payments import ACH, SEPA, register_accounts, wait_for_intent, wallet
 from tests.helpers.production import (
@@ -36,6 +36,7 @@ from tests.helpers.production import (
 )
 from tests.helpers.projects import ProjectCredentials, bearer
 from tests.helpers.servers import derive_settings
+from tests.serving import bound_socket
 from tests.simulators.bridge import BridgeSimulator
 from tests.simulators.bridge import running as bridge_running
 from tests.simulators.monerium import MoneriumSimulator, running

@@ -29,11 +29,12 @@ from playwright.async_api import Browser, ConsoleMessage, FrameLocator, Page, ex
 from api.app import create_app
 from ramp.config import Settings
 from ramp.security.tokens import TokenService
-from tests.helpers.browser import bound_socket, chromium, host_app, screenshots_dir, served
+from tests.helpers.browser import chromium, host_app, screenshots_dir, served
 from tests.helpers.onboarding import FIRST_NAME, TERMS, kyc_basic, png
 from tests.helpers.payments import BTC_ADDRESS, SEPA, register_accounts, wallet
 from tests.helpers.projects import ProjectCredentials, bearer
 from tests.helpers.servers import derive_settings
+from tests.serving import bound_socket
 
 DOCS_IMAGE = Path(__file__).resolve().parent.parent / "docs" / "images" / "onboarding.png"
 # Generous for a loaded CI machine; every wait is on a condition, never a fixed sleep.

@@ -7,7 +7,6 @@ Playwright never downloads a browser here: it launches `/usr/bin/chromium`.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import shutil
@@ -17,13 +16,14 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
-import uvicorn
 from playwright.async_api import Browser, async_playwright, expect
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp
+
+from tests.serving import uvicorn_on
 
 CHROMIUM = os.environ.get("RAMP_TEST_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -63,39 +63,11 @@ async def chromium() -> AsyncIterator[Browser]:
             await browser.close()
 
 
-def bound_socket(host: str = "127.0.0.1") -> socket.socket:
-    """A listening-ready socket on a free port (the port is known before serving)."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind((host, 0))
-    return sock
-
-
 @asynccontextmanager
 async def served(app: ASGIApp, sock: socket.socket) -> AsyncIterator[None]:
     """`app` served by uvicorn on `sock`, in this event loop, lifespan included."""
-    config = uvicorn.Config(
-        app,
-        lifespan="on",
-        log_level="warning",
-        access_log=False,
-        http="h11",
-        ws="none",
-        timeout_graceful_shutdown=1,
-    )
-    server = uvicorn.Server(config)
-    task = asyncio.create_task(server.serve(sockets=[sock]))
-    try:
-        async with asyncio.timeout(15):
-            while not server.started:
-                if task.done():
-                    task.result()
-                await asyncio.sleep(0.01)
+    async with uvicorn_on(app, sock, lifespan="on", http="h11", ws="none"):
         yield
-    finally:
-        server.should_exit = True
-        await task
-        sock.close()
 
 
 # The embedding page: what a project's app does with frontendUrl. It records every

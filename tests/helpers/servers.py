@@ -4,8 +4,6 @@ ASGI, or over real HTTP where the client's address must be real)."""
 
 from __future__ import annotations
 
-import asyncio
-import socket
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -14,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import uvicorn
 from asgi_lifespan import LifespanManager
 from starlette.types import ASGIApp
 from temporalio.api.testservice.v1 import SleepRequest
@@ -30,6 +27,7 @@ from ramp.db.engine import create_engine, session_factory
 from ramp.security.encryption import SecretBox
 from ramp.temporal import SEARCH_ATTRIBUTES
 from ramp.webhooks.models import DeliveryPolicy
+from tests.serving import bound_socket, uvicorn_on
 from worker import build_worker
 
 BIN = Path(sys.executable).parent
@@ -76,31 +74,9 @@ async def served_over_http(application: ASGIApp) -> AsyncIterator[str]:
     """`application` served by uvicorn as `ramp api` serves it (`SERVER_OPTIONS`), on a
     free port of 127.0.0.1, lifespan included; yields its base URL. Each connection's
     peer address is the one its client bound (`client_bound_to`)."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    config = uvicorn.Config(
-        application,
-        lifespan="on",
-        log_level="warning",
-        access_log=False,
-        timeout_graceful_shutdown=1,
-        **SERVER_OPTIONS,
-    )
-    server = uvicorn.Server(config)
-    task = asyncio.create_task(server.serve(sockets=[sock]))
-    try:
-        while not server.started:
-            if task.done():
-                task.result()
-                raise AssertionError("uvicorn stopped before it started")
-            await asyncio.sleep(0.01)
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        await task
-        sock.close()
+    sock = bound_socket()
+    async with uvicorn_on(application, sock, lifespan="on", **SERVER_OPTIONS):
+        yield f"http://127.0.0.1:{sock.getsockname()[1]}"
 
 
 def client_bound_to(base_url: str, address: str) -> httpx.AsyncClient:

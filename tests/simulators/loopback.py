@@ -6,16 +6,15 @@ own module."""
 
 from __future__ import annotations
 
-import asyncio
-import socket
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any, Generic, TypeVar
 
-import uvicorn
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from tests.serving import bound_socket, uvicorn_on
 
 Simulator = TypeVar("Simulator")
 
@@ -24,25 +23,9 @@ Simulator = TypeVar("Simulator")
 async def on_loopback(app: ASGIApp) -> AsyncIterator[str]:
     """`app` served by uvicorn on a free port of 127.0.0.1, without its lifespan;
     yields its origin (`http://127.0.0.1:<port>`)."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", 0))
-    config = uvicorn.Config(app, lifespan="off", log_level="warning",
-                            access_log=False, http="h11", ws="none",
-                            timeout_graceful_shutdown=1)  # fmt: skip
-    server = uvicorn.Server(config)
-    task = asyncio.create_task(server.serve(sockets=[sock]))
-    try:
-        async with asyncio.timeout(15):
-            while not server.started:
-                if task.done():
-                    task.result()
-                await asyncio.sleep(0.01)
+    sock = bound_socket()
+    async with uvicorn_on(app, sock, lifespan="off", http="h11", ws="none"):
         yield f"http://127.0.0.1:{sock.getsockname()[1]}"
-    finally:
-        server.should_exit = True
-        await task
-        sock.close()
 
 
 async def answer_of(app: ASGIApp, request: Request, raw: bytes) -> Response:
