@@ -10,13 +10,19 @@ provider-neutral errors (ramp/adapters/contract.py) become Temporal's.
 - `CredentialsRejected` -> retried slowly (the caller first marks the account
   UNHEALTHY: activities/providers.py), so in-flight intents resume once the owner sets
   working credentials;
-- `NotSupported` -> not retried.
+- `NotSupported` -> not retried;
+- anything else raised in a provider activity is ours (the database, a bug), not the
+  provider's -> retried like an outage, as INTERNAL_FAILURE (`internal_failures`), so
+  the workflow never holds it against the provider (workflows/provider_calls.py).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import timedelta
 
+from temporalio import activity
 from temporalio.exceptions import ApplicationError, ApplicationErrorCategory
 
 from ramp.adapters.contract import (
@@ -78,3 +84,20 @@ def temporal_error(error: ProviderError, attempt: int) -> ApplicationError:
     # Any other failure of the provider (a verification failure has no place in an
     # activity): retried like an outage.
     return ApplicationError(str(error), type=ProviderCallError.PROVIDER_UNAVAILABLE)
+
+
+@contextmanager
+def internal_failures() -> Iterator[None]:
+    """A provider activity's body: an error of ours raised in it (the database, a bug:
+    anything not the provider's) leaves as INTERNAL_FAILURE, retried like an outage. Its
+    words and trace are for the operators (the activity's failure), never a client's."""
+    try:
+        yield
+    except ApplicationError:
+        raise  # already typed (by `_calling`)
+    except ProviderError as error:  # the provider's, raised outside `_calling`
+        raise temporal_error(error, activity.info().attempt) from None
+    except Exception as error:
+        raise ApplicationError(
+            f"{type(error).__name__}: {error}", type=ProviderCallError.INTERNAL_FAILURE
+        ) from error

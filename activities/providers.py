@@ -12,7 +12,8 @@ raises provider-neutral errors; activities/provider_errors.py turns them into Te
 before activities/provider_errors.py maps it like every other provider error. Every
 attempt also counts towards the account's health (ramp/routing/health.py): a failure of
 the provider's own (unavailable, out of service, past the activity's timeout) or an
-answer (a result, a refusal).
+answer (a result, a refusal). A failure of ours inside a call (the database, a bug) is
+neither: not counted, and typed INTERNAL_FAILURE for the workflow (`internal_failures`).
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
-from activities.provider_errors import temporal_error
+from activities.provider_errors import internal_failures, temporal_error
 from ramp.adapters.capabilities import SigningConnector
 from ramp.adapters.contract import (
     CallMode,
@@ -113,102 +114,108 @@ class ProviderActivities:
 
     @activity.defn(name="provider_compliance")
     async def provider_compliance(self, query: ComplianceQuery) -> ComplianceStanding:
-        async with self._calling(query.provider_account_id, query.provider_code) as (
-            connector,
-            ctx,
-        ):
-            customer = await self._customer(connector, ctx, query.customer_id)
-            handoffs = []
-            for requirement in query.requirements:
-                handoff = await connector.compliance(ctx, customer, requirement)
-                handoffs.append(
-                    Handoff(
-                        requirement=handoff.requirement,
-                        mode=handoff.mode.value,
-                        url=handoff.url,
-                        embeddable=handoff.embeddable,
-                        outcome=handoff.outcome,
-                        reason=handoff.reason,
-                    )
-                )
-        return ComplianceStanding(
-            provider_customer_id=customer.provider_customer_id, handoffs=handoffs
-        )
-
-    @activity.defn(name="provider_create_transfer")
-    async def provider_create_transfer(self, order: TransferOrder) -> ProviderTransaction:
-        request = order.request
-        # One statement: the accounts, the partner fee (for the receipt) and, for a
-        # sandbox mock, how its project set it to behave (ramp/routing/order_reads.py).
-        local = self._local(request.provider_code)
-        async with self._db() as session:
-            reads = await order_reads(
-                session,
-                [request.src_account_id, request.dest_account_id],
-                order.provider_account_id if local is not None else None,
-            )
-        source = account_details(reads.accounts[request.src_account_id])
-        destination = account_details(reads.accounts[request.dest_account_id])
-        partner_bps = reads.partner_fee_bps
-        placed = TransactionOrder(
-            transaction_id=request.transaction_id,
-            movement_type=request.movement_type,
-            amount=request.amount,
-            source=source,
-            destination=destination,
-        )
-        async with self._calling(
-            order.provider_account_id, request.provider_code, reads.behaviour
-        ) as (connector, ctx):
-            customer = await self._customer(connector, ctx, request.customer_id)
-            if isinstance(connector, SigningConnector):
-                # The customer's signature of the order, where the provider asks for one.
-                async with self._db() as session:
-                    signed = await stored_authorization(
-                        session, request.intent_id, self._secret_box
-                    )
-                if signed is not None:
-                    placed = placed.model_copy(update={"authorization": signed})
-            payout: ProviderAccountRef | None = None
-            if request.movement_type is MovementType.OFFRAMP:
-                payout = await self._payout_account(
-                    connector, ctx, customer, request.customer_id, request.dest_account_id,
-                    destination,
-                )  # fmt: skip
-            transfer = await connector.create_transfer(ctx, customer, placed, payout)
-        # The price as the provider quotes it now, recorded on the transaction
-        # (ramp/quotes/receipt.py; None where the provider has no quote).
-        receipt = await order_receipt(ConnectorQuoter(connector, ctx), placed, partner_bps)
-        return ProviderTransaction(
-            provider_reference=transfer.provider_reference,
-            context=transfer.context,
-            receipt=receipt,
-        )
-
-    @activity.defn(name="provider_get_transfer")
-    async def provider_get_transfer(self, query: TransferQuery) -> TransferProgress:
-        async with self._calling(query.provider_account_id, query.provider_code) as (
-            connector,
-            ctx,
-        ):
-            status = await connector.get_transfer(ctx, query.provider_reference)
-        return TransferProgress(
-            provider_state=status.provider_state, events=list(status.events), reason=status.reason
-        )
-
-    @activity.defn(name="provider_cancel_transfer")
-    async def provider_cancel_transfer(self, void: TransferVoid) -> VoidResult:
-        try:
-            async with self._calling(void.provider_account_id, void.provider_code) as (
+        with internal_failures():
+            async with self._calling(query.provider_account_id, query.provider_code) as (
                 connector,
                 ctx,
             ):
-                await connector.cancel_transfer(ctx, void.provider_reference)
-        except ApplicationError as error:
-            if error.type == ProviderCallError.PROVIDER_NOT_SUPPORTED:
-                return VoidResult(voided=False, reason=error.message)
-            raise
-        return VoidResult(voided=True)
+                customer = await self._customer(connector, ctx, query.customer_id)
+                handoffs = []
+                for requirement in query.requirements:
+                    handoff = await connector.compliance(ctx, customer, requirement)
+                    handoffs.append(
+                        Handoff(
+                            requirement=handoff.requirement,
+                            mode=handoff.mode.value,
+                            url=handoff.url,
+                            embeddable=handoff.embeddable,
+                            outcome=handoff.outcome,
+                            reason=handoff.reason,
+                        )
+                    )
+            return ComplianceStanding(
+                provider_customer_id=customer.provider_customer_id, handoffs=handoffs
+            )
+
+    @activity.defn(name="provider_create_transfer")
+    async def provider_create_transfer(self, order: TransferOrder) -> ProviderTransaction:
+        with internal_failures():
+            request = order.request
+            # One statement: the accounts, the partner fee (for the receipt) and, for a
+            # sandbox mock, how its project set it to behave (ramp/routing/order_reads.py).
+            local = self._local(request.provider_code)
+            async with self._db() as session:
+                reads = await order_reads(
+                    session,
+                    [request.src_account_id, request.dest_account_id],
+                    order.provider_account_id if local is not None else None,
+                )
+            source = account_details(reads.accounts[request.src_account_id])
+            destination = account_details(reads.accounts[request.dest_account_id])
+            partner_bps = reads.partner_fee_bps
+            placed = TransactionOrder(
+                transaction_id=request.transaction_id,
+                movement_type=request.movement_type,
+                amount=request.amount,
+                source=source,
+                destination=destination,
+            )
+            async with self._calling(
+                order.provider_account_id, request.provider_code, reads.behaviour
+            ) as (connector, ctx):
+                customer = await self._customer(connector, ctx, request.customer_id)
+                if isinstance(connector, SigningConnector):
+                    # The customer's signature of the order, where the provider asks for one.
+                    async with self._db() as session:
+                        signed = await stored_authorization(
+                            session, request.intent_id, self._secret_box
+                        )
+                    if signed is not None:
+                        placed = placed.model_copy(update={"authorization": signed})
+                payout: ProviderAccountRef | None = None
+                if request.movement_type is MovementType.OFFRAMP:
+                    payout = await self._payout_account(
+                        connector, ctx, customer, request.customer_id, request.dest_account_id,
+                        destination,
+                    )  # fmt: skip
+                transfer = await connector.create_transfer(ctx, customer, placed, payout)
+            # The price as the provider quotes it now, recorded on the transaction
+            # (ramp/quotes/receipt.py; None where the provider has no quote).
+            receipt = await order_receipt(ConnectorQuoter(connector, ctx), placed, partner_bps)
+            return ProviderTransaction(
+                provider_reference=transfer.provider_reference,
+                context=transfer.context,
+                receipt=receipt,
+            )
+
+    @activity.defn(name="provider_get_transfer")
+    async def provider_get_transfer(self, query: TransferQuery) -> TransferProgress:
+        with internal_failures():
+            async with self._calling(query.provider_account_id, query.provider_code) as (
+                connector,
+                ctx,
+            ):
+                status = await connector.get_transfer(ctx, query.provider_reference)
+            return TransferProgress(
+                provider_state=status.provider_state,
+                events=list(status.events),
+                reason=status.reason,
+            )
+
+    @activity.defn(name="provider_cancel_transfer")
+    async def provider_cancel_transfer(self, void: TransferVoid) -> VoidResult:
+        with internal_failures():
+            try:
+                async with self._calling(void.provider_account_id, void.provider_code) as (
+                    connector,
+                    ctx,
+                ):
+                    await connector.cancel_transfer(ctx, void.provider_reference)
+            except ApplicationError as error:
+                if error.type == ProviderCallError.PROVIDER_NOT_SUPPORTED:
+                    return VoidResult(voided=False, reason=error.message)
+                raise
+            return VoidResult(voided=True)
 
     # --- helpers ------------------------------------------------------------------------
 
@@ -277,6 +284,11 @@ class ProviderActivities:
             call.ended("failed")
             # Past the activity's timeout (or the intent moved on): counted as a timeout.
             await asyncio.shield(self._count(provider_account_id, "no answer in time"))
+            raise
+        except Exception:
+            # Ours (the database, a bug): not the provider's, so not counted against the
+            # account; `internal_failures` types it for the workflow.
+            call.ended("internal")
             raise
         except BaseException:
             call.ended("failed")

@@ -187,6 +187,10 @@ class ProviderCallError(StrEnum):
     # Never retried: the provider is out of service for its own reasons; the intent
     # fails over to its next eligible provider (issue 26).
     PROVIDER_OUT_OF_SERVICE = "PROVIDER_OUT_OF_SERVICE"
+    # Ours, not the provider's: the activity failed for a reason of the service's own
+    # (the database, a bug). Retried like an outage, never counted against the provider
+    # account, never a reason to fail over (patch `internal-order-error-kept`).
+    INTERNAL_FAILURE = "INTERNAL_FAILURE"
 
 
 class ProviderWebhookError(StrEnum):
