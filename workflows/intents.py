@@ -20,7 +20,7 @@ from temporalio import workflow
 from temporalio.exceptions import ActivityError, ApplicationError
 
 from ramp import temporal
-from ramp.errors import Conflict, IntentError, ProviderFailed, Refused, Unavailable
+from ramp.errors import Conflict, IntentError, Refused, Unavailable
 from ramp.intents import cancellation, lifecycle
 from ramp.intents.activity_options import VERIFY as _VERIFY
 from ramp.intents.clock import ClockAdvance, ClockAdvanced
@@ -221,9 +221,7 @@ class IntentRun(ProviderFlow, SandboxPath):
                 return state
         await self._execute_by_driver(state)
         if state.transaction is None and self._transfer_refusal is not None:
-            raise temporal.application_error(
-                ProviderFailed(IntentError.PROVIDER_ERROR, self._transfer_refusal)
-            )
+            raise temporal.application_error(self._no_order_error(state))
         return state
 
     def check_execute(self) -> None:

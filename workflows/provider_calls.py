@@ -12,7 +12,9 @@ into activity options.
 Whatever the mode, a call ends in its result or in one of three outcomes the workflow
 applies the same way for every connector: `Refused` (fail the step or intent with the
 provider's reason), `Declined` (this attempt only: the intent stays as it was), `GaveUp`
-(still failing when the budget ran out).
+(still failing when the budget ran out). A `GaveUp` whose last failure was ours, not the
+provider's (INTERNAL_FAILURE: the database, a bug), is an `OurFailure`: an order keeps
+its provider (workflows/internal_errors.py).
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from typing import Any
 
 from temporalio import workflow
 from temporalio.common import RetryPolicy
-from temporalio.exceptions import ActivityError, ApplicationError
+from temporalio.exceptions import ActivityError, ApplicationError, TimeoutError
 
 from ramp import temporal
 from ramp.adapters.contract import CallMode
@@ -35,6 +37,16 @@ PROVIDER_NOT_SUPPORTED = ProviderCallError.PROVIDER_NOT_SUPPORTED.value
 PROVIDER_REFUSED = ProviderCallError.PROVIDER_REFUSED.value
 
 _NEVER_RETRIED = (PROVIDER_REFUSED, PROVIDER_NOT_SUPPORTED, PROVIDER_DECLINED)
+# The provider's own failures (besides a call without an answer in time); any other
+# error type is ours: the activity's INTERNAL_FAILURE, or an exception it did not type.
+_PROVIDER_FAILURES = frozenset(
+    code.value
+    for code in (
+        ProviderCallError.PROVIDER_UNAVAILABLE,
+        ProviderCallError.PROVIDER_CREDENTIALS_REJECTED,
+        ProviderCallError.PROVIDER_OUT_OF_SERVICE,
+    )
+)
 # In process: a local call either answers at once or is broken; a handler waits on it.
 LOCAL_START_TO_CLOSE = timedelta(seconds=20)
 LOCAL_BUDGET = timedelta(seconds=60)
@@ -65,6 +77,12 @@ class Declined(Failure):
 
 class GaveUp(Failure):
     """Still failing when the budget ran out."""
+
+
+class OurFailure(GaveUp):
+    """Still failing when the budget ran out, the last attempt for a reason of ours (the
+    database, a bug), not the provider's. A `GaveUp` with the same `reason`, so that the
+    calls which do not tell the two apart, and runs from before the patch, act as before."""
 
 
 def call_mode(selection: ProviderSelection) -> CallMode:
@@ -142,7 +160,18 @@ async def call(
         if isinstance(cause, ApplicationError) and cause.type == PROVIDER_DECLINED:
             return Declined(_refusal(name, cause))
         message = str(cause) if cause is not None else str(error)
+        if _ours(cause):
+            return OurFailure(f"{name} unavailable: {message}")
         return GaveUp(f"{name} unavailable: {message}")
+
+
+def _ours(cause: BaseException | None) -> bool:
+    """Whether a call's last attempt failed for a reason of ours: an error type that is
+    not one of the provider's. A budget that ran out carries that attempt's failure as
+    its cause; without one (no answer in time) it is the provider's."""
+    if isinstance(cause, TimeoutError):
+        cause = cause.cause
+    return isinstance(cause, ApplicationError) and cause.type not in _PROVIDER_FAILURES
 
 
 def _refusal(provider_name: str, error: ApplicationError) -> str:

@@ -20,7 +20,8 @@ coroutine per intent walks the provider's flow after `open`:
 Polls back off from the intent's first delay to its maximum (worker settings
 RAMP_PROVIDER_POLL_FIRST and _MAX, carried in the selection), so a lost webhook delays
 an intent but never strands it. A refusal fails the intent with the provider's reason;
-a declined attempt leaves it for the client to ask again; expiry voids the order with
+a declined attempt leaves it for the client to ask again, as does an order that failed
+on our side (workflows/internal_errors.py); expiry voids the order with
 a bounded number of attempts and never holds the lock across the call.
 """
 
@@ -34,7 +35,7 @@ from temporalio import workflow
 
 from ramp import temporal
 from ramp.adapters.contract import CallMode
-from ramp.errors import IntentError, ProviderFailed, ProviderRefusal
+from ramp.errors import ProviderRefusal
 from ramp.intents import cancellation, handoffs, lifecycle, provider_activities
 from ramp.intents.models import IntentState, ProviderEvent, StepUpdate, TransactionRequest
 from ramp.intents.provider_calls import (
@@ -48,6 +49,7 @@ from ramp.intents.states import PlanStatus, ProviderEventType, TransactionStatus
 from workflows import provider_calls as calls
 from workflows.declined_orders import DeclinedOrders
 from workflows.failover import ORDER_BUDGET, Failover, moved_reason
+from workflows.internal_errors import InternalOrderErrors
 
 # How long `execute` waits for a network provider's order before answering without it.
 EXECUTE_WAIT = timedelta(seconds=20)
@@ -61,7 +63,7 @@ POLL_BUDGET = timedelta(minutes=10)
 LATE_DEPOSIT_WATCH = timedelta(days=30)
 
 
-class ProviderFlow(Failover, DeclinedOrders):
+class ProviderFlow(Failover, DeclinedOrders, InternalOrderErrors):
     # --- the driver -----------------------------------------------------------------
 
     async def _run_provider(self, state: IntentState) -> None:
@@ -179,6 +181,8 @@ class ProviderFlow(Failover, DeclinedOrders):
             ),
             until=until,
         )
+        if self._kept_after_our_failure(state, outcome):
+            return  # the driver places it again (workflows/internal_errors.py)
         if isinstance(outcome, calls.GaveUp) and failover_on:
             async with self._lock:
                 if state.transaction is None and await self._fail_over(state, outcome.reason):
@@ -240,6 +244,8 @@ class ProviderFlow(Failover, DeclinedOrders):
         if isinstance(outcome, calls.Refused):
             self._transfer_refusal = outcome.reason
             handoffs.fail(state, outcome.reason, self._now())
+        elif self._kept_after_our_failure(state, outcome):
+            pass  # the intent keeps its provider: the client asks again
         elif isinstance(outcome, calls.GaveUp) and await self._fail_over(state, outcome.reason):
             # Moved to the next eligible provider: its order at once when its plan is
             # complete (in process, here; across the network, by the driver).
@@ -326,13 +332,6 @@ class ProviderFlow(Failover, DeclinedOrders):
             )
         except TimeoutError:
             return
-
-    def _no_order_error(self, state: IntentState) -> ProviderFailed:
-        return ProviderFailed(
-            IntentError.PROVIDER_ERROR,
-            self._transfer_refusal
-            or f"{state.provider.provider_name} could not create the transaction; try again",
-        )
 
     def _step_update(self, state: IntentState, update: StepUpdate) -> bool:
         """A verdict for a step: applied when current; a verdict for a later step (a
