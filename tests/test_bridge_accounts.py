@@ -2,8 +2,9 @@
 accounts (two legal entities), both pointing at the Bridge simulator with their own API
 keys. Routing picks the account of lower priority; when Bridge fails that account's
 calls for its own reasons (5xx for its key only), the intent fails over to the other
-Bridge account, keeps its id, and completes there. Real API, real Temporal, the
-service's and the providers' workers, the real Bridge connector.
+Bridge account, keeps its id, and completes there; when the order fails on our side
+(the database), it stays with its account. Real API, real Temporal, the service's and
+the providers' workers, the real Bridge connector.
 
 A network provider's order is retried for `ORDER_BUDGET` (2 minutes) before the intent
 moves on; here the workflow runs unsandboxed with that budget at a few seconds, so the
@@ -12,6 +13,7 @@ production)."""
 
 from __future__ import annotations
 
+import asyncio
 import copy
 from collections.abc import AsyncIterator
 from datetime import timedelta
@@ -29,6 +31,7 @@ from ramp.config import Settings
 from ramp.provider_accounts import service
 from ramp.routing.health import Health, account_health
 from ramp.security.encryption import SecretBox
+from tests.helpers.our_failures import moves_announced, order_statement_failing
 from tests.helpers.payments import ACH, register_accounts, wait_for_intent
 from tests.helpers.production import (
     BRIDGE_KEY,
@@ -45,6 +48,7 @@ from tests.simulators.bridge import BridgeSimulator, Fault, running
 
 SECOND_KEY = "sk-test-second-entity-key"
 WITHIN = 30.0
+BUDGET = timedelta(seconds=4)
 
 
 @pytest.fixture(scope="module")
@@ -67,15 +71,22 @@ async def http(
     with pytest.MonkeyPatch.context() as patch:
         # Unsandboxed, so that the shorter order budget below is the one the workflow reads.
         patch.setattr(worker, "workflow_runner", UnsandboxedWorkflowRunner)
-        patch.setattr(workflows.provider_flow, "ORDER_BUDGET", timedelta(seconds=4))
+        patch.setattr(workflows.provider_flow, "ORDER_BUDGET", BUDGET)
         async with production_stack(production, temporal_client, sessions) as client:
             yield client
 
 
-async def test_two_bridge_accounts_route_by_priority_and_fail_over_to_each_other(
-    http: httpx.AsyncClient, db: AsyncSession, production: Settings, bridge: BridgeSimulator
-) -> None:
-    first = await connected_project(db, production, bridge)  # "default", priority 100
+@pytest.fixture(autouse=True)
+def _fresh_bridge(bridge: BridgeSimulator) -> None:
+    bridge.reset()
+
+
+async def two_accounts(
+    db: AsyncSession, production: Settings, bridge: BridgeSimulator
+) -> tuple[Merchant, Merchant]:
+    """A production project with two Bridge accounts: "default" (priority 100), then
+    "entity-b" (priority 10, so routed first)."""
+    first = await connected_project(db, production, bridge)
     second = await service.set_provider_account(
         db,
         project_id=first.project.project_id,
@@ -87,13 +98,15 @@ async def test_two_bridge_accounts_route_by_priority_and_fail_over_to_each_other
         name="entity-b",
         priority=10,
     )
-    entity_b = Merchant(first.project, second.id, f"/v1/provider-webhooks/{second.id}")
-    # One provider in GET /v1/providers, however many accounts.
-    providers = await http.get("/v1/providers", headers=first.project.basic)
-    assert [p["code"] for p in providers.json()] == ["BRIDGE"]
+    return first, Merchant(first.project, second.id, f"/v1/provider-webhooks/{second.id}")
 
-    # The account of lower priority is picked: entity-b.
-    token = await customer_token(http, first.project, "ada")
+
+async def open_and_approve(
+    http: httpx.AsyncClient, bridge: BridgeSimulator, merchant: Merchant, customer: str
+) -> tuple[str, str]:
+    """An auto-executed intent of `customer`, on `merchant`'s account, its KYC approved
+    by Bridge's webhook; (intent id, customer token)."""
+    token = await customer_token(http, merchant.project, customer)
     accounts = await register_accounts(http, token, "USD", "USDC_ETHEREUM", copy.deepcopy(ACH))
     opened = await http.post(
         "/v1/intent",
@@ -102,22 +115,34 @@ async def test_two_bridge_accounts_route_by_priority_and_fail_over_to_each_other
         headers=bearer(token),
     )  # fmt: skip
     assert opened.status_code == 201, opened.text
-    intent = opened.json()["intent"]
-    intent_id = intent["id"]
-    assert intent["mmPlan"]["providerAccountId"] == second.id
-
-    # Bridge fails every transfer of entity-b's key (5xx): its own reasons.
-    bridge.fail_next(Fault(status=503, path="/v0/transfers", api_key=SECOND_KEY), times=100)
+    intent_id: str = opened.json()["intent"]["id"]
+    assert opened.json()["intent"]["mmPlan"]["providerAccountId"] == merchant.provider_account_id
     await wait_for_intent(
         http, token, intent_id,
         lambda b: all("handoff" in s["metadata"] for s in b["intent"]["compliancePlan"]["steps"]),
         within=WITHIN,
     )  # fmt: skip
     [link] = bridge.kyc_links.values()
-    assert [r.api_key for r in bridge.posts("/v0/kyc_links")] == [SECOND_KEY]
     bridge.set_kyc(link["id"], kyc_status="approved", tos_status="approved")
-    answer = await deliver(http, bridge, entity_b.webhook_path, "kyc_link", link)
+    answer = await deliver(http, bridge, merchant.webhook_path, "kyc_link", link)
     assert answer.status_code == 200, answer.text
+    return intent_id, token
+
+
+async def test_two_bridge_accounts_route_by_priority_and_fail_over_to_each_other(
+    http: httpx.AsyncClient, db: AsyncSession, production: Settings, bridge: BridgeSimulator
+) -> None:
+    first, entity_b = await two_accounts(db, production, bridge)
+    second = entity_b.provider_account_id
+    # One provider in GET /v1/providers, however many accounts.
+    providers = await http.get("/v1/providers", headers=first.project.basic)
+    assert [p["code"] for p in providers.json()] == ["BRIDGE"]
+
+    # Bridge fails every transfer of entity-b's key (5xx): its own reasons. The account
+    # of lower priority is picked: entity-b.
+    bridge.fail_next(Fault(status=503, path="/v0/transfers", api_key=SECOND_KEY), times=100)
+    intent_id, token = await open_and_approve(http, bridge, entity_b, "ada")
+    assert [r.api_key for r in bridge.posts("/v0/kyc_links")] == [SECOND_KEY]
 
     # The order fails at entity-b: the intent moves to the other Bridge account, keeps
     # its id, and its order is placed there.
@@ -129,7 +154,7 @@ async def test_two_bridge_accounts_route_by_priority_and_fail_over_to_each_other
     assert plan["providerAccountId"] == first.provider_account_id
     [move] = plan["providerMoves"]
     assert (move["fromProviderCode"], move["toProviderCode"]) == ("BRIDGE", "BRIDGE")
-    assert move["fromProviderAccountId"] == second.id
+    assert move["fromProviderAccountId"] == second
     assert move["toProviderAccountId"] == first.provider_account_id
     transfers = bridge.posts("/v0/transfers")
     assert {r.api_key for r in transfers} == {SECOND_KEY, BRIDGE_KEY}
@@ -147,7 +172,54 @@ async def test_two_bridge_accounts_route_by_priority_and_fail_over_to_each_other
     assert done["transaction"]["status"] == "SUCCESS"
 
     # Its failures counted against entity-b's health only.
-    found = await account_health(db, [second.id, first.provider_account_id])
-    assert found[second.id].state is not Health.HEALTHY
-    assert found[second.id].consecutive_failures >= 1
+    found = await account_health(db, [second, first.provider_account_id])
+    assert found[second].state is not Health.HEALTHY
+    assert found[second].consecutive_failures >= 1
     assert found[first.provider_account_id].state is Health.HEALTHY
+
+
+async def test_an_order_failing_on_our_side_keeps_its_bridge_account(
+    http: httpx.AsyncClient,
+    db: AsyncSession,
+    sessions: async_sessionmaker[AsyncSession],
+    production: Settings,
+    bridge: BridgeSimulator,
+) -> None:
+    """The database refuses the order's statement (ours, not Bridge's): the driver places
+    it again, each time with its budget, on the same account, whose health is untouched;
+    the client reads our failure. Before the patch `internal-order-error-kept` the
+    intent moved to the other account after the budget, as in the test above."""
+    first, entity_b = await two_accounts(db, production, bridge)
+    async with order_statement_failing(sessions):
+        intent_id, token = await open_and_approve(http, bridge, entity_b, "grace")
+        # Asked for while the order keeps failing: the next failure answers it.
+        execute = await http.post(
+            f"/v1/intent/{intent_id}/transaction", json={}, headers=bearer(token)
+        )
+        assert execute.status_code == 503, execute.text
+        assert execute.json()["code"] == "TEMPORARILY_UNAVAILABLE"
+        assert "internal error of the service" in execute.json()["message"]
+        # Well past one budget (ORDER_BUDGET, 4 s here): still entity-b's, no move.
+        await asyncio.sleep(2 * BUDGET.total_seconds())
+        view = await wait_for_intent(http, token, intent_id, lambda b: True)
+        assert view["transaction"] is None
+        assert view["intent"]["mmPlan"]["providerAccountId"] == entity_b.provider_account_id
+        assert view["intent"]["mmPlan"]["providerMoves"] == []
+        assert await moves_announced(sessions, intent_id) == 0
+        assert bridge.posts("/v0/transfers") == []  # Bridge was never asked
+
+    # The database back: the driver's next attempt places it with entity-b.
+    placed = await wait_for_intent(
+        http, token, intent_id, lambda b: b.get("transaction") is not None, within=WITHIN
+    )
+    assert placed["intent"]["mmPlan"]["providerAccountId"] == entity_b.provider_account_id
+    assert placed["intent"]["mmPlan"]["providerMoves"] == []
+    assert [r.api_key for r in bridge.posts("/v0/transfers")] == [SECOND_KEY]
+    # Neither account was charged for our failure.
+    found = await account_health(db, [entity_b.provider_account_id, first.provider_account_id])
+    for health in found.values():
+        assert (health.state, health.consecutive_failures, health.last_failure) == (
+            Health.HEALTHY,
+            0,
+            None,
+        )
