@@ -23,15 +23,17 @@ async def order_statement_failing(
     """While inside, the order's one read (ramp/routing/order_reads.py) fails in the
     database, as with a schema out of step with the code: the table of partner fees it
     joins is not there. Nothing else an intent does on the way reads that table."""
-    async with sessions() as session:
-        await session.exec(text("ALTER TABLE partner_fee RENAME TO partner_fee_away"))
-        await session.commit()
+    await _statement(sessions, "ALTER TABLE partner_fee RENAME TO partner_fee_away")
     try:
         yield
     finally:
-        async with sessions() as session:
-            await session.exec(text("ALTER TABLE partner_fee_away RENAME TO partner_fee"))
-            await session.commit()
+        await _statement(sessions, "ALTER TABLE partner_fee_away RENAME TO partner_fee")
+
+
+async def _statement(sessions: async_sessionmaker[AsyncSession], sql: str) -> None:
+    async with sessions() as session:
+        await (await session.connection()).execute(text(sql))
+        await session.commit()
 
 
 async def moves_announced(sessions: async_sessionmaker[AsyncSession], intent_id: str) -> int:
