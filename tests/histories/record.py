@@ -119,7 +119,11 @@ TIME_SKIPPING_PATHS = (
 CONNECTOR_PATHS = ("bridge_onramp", "bridge_expired", "bridge_event_outruns_order")
 # Through the Monerium connector: tests/histories/record_monerium.py.
 MONERIUM_PATHS = ("monerium_declined_onramp",)
-PATHS = DEV_SERVER_PATHS + TIME_SKIPPING_PATHS + CONNECTOR_PATHS + MONERIUM_PATHS
+# An order failed on our side (patch internal-order-error-kept): record_internal.py.
+INTERNAL_ERROR_PATHS = ("order_internal_error",)
+PATHS = (
+    DEV_SERVER_PATHS + TIME_SKIPPING_PATHS + CONNECTOR_PATHS + MONERIUM_PATHS + INTERNAL_ERROR_PATHS
+)
 # Longer than any intent lifetime the API sets by default (24 hours).
 _PAST_EXPIRY = timedelta(hours=25)
 _WORKFLOW_TIMEOUT = 30.0
