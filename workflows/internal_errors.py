@@ -39,7 +39,9 @@ class InternalOrderErrors:
 
     def _kept_after_our_failure(self, state: IntentState, outcome: object) -> bool:
         """After an order: True when it failed on our side and the intent keeps its
-        provider (the patch); the driver places it again while the intent lives."""
+        provider (the patch). `_order_again` has the driver place a network provider's
+        order again while the intent lives; an in-process one (whose driver only waits)
+        is placed again when the client asks."""
         if not isinstance(outcome, calls.OurFailure):
             return False
         if not workflow.patched(INTERNAL_ORDER_ERROR_KEPT):
