@@ -40,6 +40,7 @@ from sqlalchemy.ext.asyncio import async_sessionmaker
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from ramp.intents.service import WRITE_TIMEOUT
+from ramp.intents.waits import CANCEL_TIMEOUT, EXECUTE_TIMEOUT
 from ramp.onboarding.service import SUBMIT_TIMEOUT
 from tests.helpers.dashboard import owner_api_key
 from tests.helpers.onboarding import onboarding_token
@@ -55,7 +56,9 @@ MAX_EXAMPLES = 15
 SEED = 1 if os.environ.get("RAMP_TEST_DATABASE_URL") else 0
 # The longest the service waits on Temporal before it answers 503, twice over for a
 # loaded machine: a request without an answer by then is a hang.
-REQUEST_BOUND = 2 * max(WRITE_TIMEOUT, SUBMIT_TIMEOUT, key=timedelta.total_seconds)
+REQUEST_BOUND = 2 * max(
+    WRITE_TIMEOUT, SUBMIT_TIMEOUT, EXECUTE_TIMEOUT, CANCEL_TIMEOUT, key=timedelta.total_seconds
+)
 CHECKS = [
     not_a_server_error,
     status_code_conformance,

@@ -46,17 +46,14 @@ from ramp.intents.provider_calls import (
     provider_event_id,
 )
 from ramp.intents.states import PlanStatus, ProviderEventType, TransactionStatus
+from ramp.intents.waits import CANCEL_BUDGET, EXECUTE_WAIT
 from workflows import provider_calls as calls
 from workflows.declined_orders import DeclinedOrders
 from workflows.failover import ORDER_BUDGET, Failover, moved_reason
 from workflows.internal_errors import InternalOrderErrors
 
-# How long `execute` waits for a network provider's order before answering without it.
-EXECUTE_WAIT = timedelta(seconds=20)
 # The void at expiry: bounded, so an outage cannot hold the intent open for ever.
 VOID_BUDGET = timedelta(minutes=10)
-# A customer's cancel waits this long for the provider's void (an HTTP call is waiting).
-CANCEL_BUDGET = timedelta(seconds=20)
 # One poll's budget: the next poll comes anyway.
 POLL_BUDGET = timedelta(minutes=10)
 # After expiry with an order the provider would not void: watch for a late deposit.

@@ -55,6 +55,7 @@ from ramp.intents.projection import project
 from ramp.intents.redirects import check_redirects
 from ramp.intents.states import TERMINAL_INTENT_STATUSES, IntentStatus, PlanStatus
 from ramp.intents.views import IntentView, load_views, owned_accounts, read_view, view_of
+from ramp.intents.waits import CANCEL_TIMEOUT, EXECUTE_TIMEOUT
 from ramp.intents.workflow_client import IntentWorkflowClient, WorkflowEnded
 from ramp.observability import metrics
 
@@ -261,7 +262,7 @@ class IntentService:
             # A fresh update id per request: Temporal answers a repeated id with the first
             # result, failures included, so a retry after a provider error must not reuse one.
             executed = await self._workflows.execute(
-                intent_id, f"execute-{uuid.uuid4()}", WRITE_TIMEOUT
+                intent_id, f"execute-{uuid.uuid4()}", EXECUTE_TIMEOUT
             )
         except WorkflowEnded:
             raise await self._closed(customer_id, intent_id) from None
@@ -279,7 +280,7 @@ class IntentService:
             # A fresh update id per request, as for execute: a retry after a provider
             # failure must run again (Idempotency-Key replays a success).
             cancelled = await self._workflows.cancel(
-                intent_id, f"cancel-{uuid.uuid4()}", WRITE_TIMEOUT
+                intent_id, f"cancel-{uuid.uuid4()}", CANCEL_TIMEOUT
             )
         except WorkflowEnded:
             view = await self.get(customer_id, intent_id)
