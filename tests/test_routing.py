@@ -46,6 +46,7 @@ from tests.helpers.payments import (
     step_outcome,
     wait_for_intent,
 )
+from tests.helpers.polling import pauses
 from tests.helpers.projects import ProjectCredentials, bearer, make_customer
 from tests.helpers.webhook_receiver import receiving
 
@@ -54,9 +55,10 @@ pytestmark = pytest.mark.usefixtures("worker")
 
 async def wait_until(condition: Callable[[], Awaitable[bool]], within: float = 15.0) -> None:
     """Polls `condition` (health is written by the worker's activities, asynchronously)."""
+    waits = pauses()  # tests/helpers/polling.py
     async with asyncio.timeout(within):
         while not await condition():  # noqa: ASYNC110  (state in the database: no event)
-            await asyncio.sleep(0.05)
+            await asyncio.sleep(next(waits))
 
 
 NOW = datetime(2026, 11, 26, 3, 0, tzinfo=UTC)

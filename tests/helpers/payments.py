@@ -9,6 +9,7 @@ from typing import Any
 
 import httpx
 
+from tests.helpers.polling import pauses
 from tests.helpers.projects import ProjectCredentials, bearer
 
 ACH: dict[str, Any] = {
@@ -115,8 +116,10 @@ async def wait_for_intent(
 ) -> dict[str, Any]:
     """Polls GET /intent/{id} (signals are asynchronous) until `until` holds. A 404
     counts as not there yet: an intent a workflow opens by itself (its `open` update
-    lost) is projected only when that workflow's task runs, late on a loaded machine."""
+    lost) is projected only when that workflow's task runs, late on a loaded machine.
+    At growing pauses (tests/helpers/polling.py)."""
     body: dict[str, Any] = {}
+    waits = pauses()
     try:
         async with asyncio.timeout(within):
             while True:
@@ -126,7 +129,7 @@ async def wait_for_intent(
                     body = response.json()
                     if until(body):
                         return body
-                await asyncio.sleep(0.02)
+                await asyncio.sleep(next(waits))
     except TimeoutError:
         raise AssertionError(f"intent never reached the expected state: {body}") from None
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Self
 
@@ -25,6 +25,7 @@ from temporalio.testing import WorkflowEnvironment
 from api.app import create_app
 from ramp.config import Settings
 from ramp.temporal import TASK_QUEUE
+from tests.helpers.polling import pauses
 from tests.helpers.servers import derive_settings, dev_server, serve, service_client
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -32,17 +33,6 @@ ROOT = Path(__file__).resolve().parents[2]
 # polls (2 to 3 s of CPU), which a machine running other work at a load of 20 on two
 # cores stretched past 30 s.
 WORKER_START_TIMEOUT = 120.0
-
-
-def pauses(first: float = 0.05, longest: float = 0.25) -> Iterator[float]:
-    """Growing pauses between checks that a process is ready: a start is seconds of
-    imports (tens of seconds on a loaded machine) and each check costs CPU (a task
-    queue's description about 3 ms, the test's and the Temporal server's), so checks
-    every 50 ms all along cost a second or more of a slow start."""
-    pause = first
-    while True:
-        yield pause
-        pause = min(pause * 1.5, longest)
 
 
 def worker_environment(settings: Settings, **extra: str) -> dict[str, str]:
@@ -165,7 +155,7 @@ class WorkerProcesses(ServiceProcesses):
             ),
             task_queue_type=TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
         )
-        waits = pauses()
+        waits = pauses(first=0.05)
         try:
             async with asyncio.timeout(self.start_timeout):
                 while process.returncode is None:
@@ -194,7 +184,7 @@ class DispatcherProcesses(ServiceProcesses):
         return self.READY in log.read_bytes()
 
     async def _until_ready(self, process: asyncio.subprocess.Process, log: Path) -> None:
-        waits = pauses()
+        waits = pauses(first=0.05)
         try:
             async with asyncio.timeout(self.start_timeout):
                 while process.returncode is None:

@@ -23,12 +23,12 @@ from temporalio.client import Client
 
 from ramp.config import Settings
 from tests.helpers.payments import ACH, wallet
+from tests.helpers.polling import pauses
 from tests.helpers.processes import (
     WORKER_START_TIMEOUT,
     DispatcherProcesses,
     ServiceProcesses,
     WorkerProcesses,
-    pauses,
     worker_environment,
 )
 from tests.helpers.projects import ProjectCredentials, bearer
@@ -76,7 +76,7 @@ class ApiProcesses(ServiceProcesses):
 
     async def _until_ready(self, process: asyncio.subprocess.Process, log: Path) -> None:
         url = self._url_by_log[log]
-        waits = pauses()
+        waits = pauses(first=0.05)
         async with httpx.AsyncClient(base_url=url, timeout=5) as http:
             try:
                 async with asyncio.timeout(self.start_timeout):
@@ -248,6 +248,7 @@ async def onboarded_payer(lb: Balancer, project: ProjectCredentials, name: str) 
             ok=(202,),
             retry_on=(409,),
         )
+        waits = pauses()  # tests/helpers/polling.py
         async with asyncio.timeout(lb.within):
             while True:
                 envelope = await lb.request(
@@ -257,7 +258,7 @@ async def onboarded_payer(lb: Balancer, project: ProjectCredentials, name: str) 
                 if current != step:
                     step = current
                     break
-                await asyncio.sleep(0.05)
+                await asyncio.sleep(next(waits))
     assert (await execute(lb, token, intent_id))["transaction"] is not None
     return Payer(token, body)
 

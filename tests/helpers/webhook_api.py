@@ -20,6 +20,7 @@ from ramp.intents.states import IntentStatus
 from ramp.webhooks import endpoints
 from ramp.webhooks.models import DeliveryPolicy
 from ramp.webhooks.outbox import WebhookOutbox
+from tests.helpers.polling import pauses
 from tests.helpers.projects import ProjectCredentials, make_project
 
 
@@ -53,13 +54,14 @@ async def wait_for_deliveries(
     **filters: str,
 ) -> list[dict[str, Any]]:
     found: list[dict[str, Any]] = []
+    waits = pauses()  # tests/helpers/polling.py
     try:
         async with asyncio.timeout(within):
             while True:
                 found = await deliveries(client, project, **filters)
                 if until(found):
                     return found
-                await asyncio.sleep(0.05)
+                await asyncio.sleep(next(waits))
     except TimeoutError:
         raise AssertionError(f"deliveries never reached the expected state: {found}") from None
 
