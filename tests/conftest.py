@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import sys
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
@@ -74,6 +75,16 @@ def database_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         with admin.begin() as connection:
             connection.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
         admin.dispose()
+
+
+@pytest.fixture(scope="session", autouse=True)
+async def _chromium_closed() -> AsyncIterator[None]:
+    """The browser tests share one Chromium a process (tests/helpers/browser.py), closed
+    here if one was launched (the module is not imported for processes without them)."""
+    yield
+    browser = sys.modules.get("tests.helpers.browser")
+    if browser is not None:
+        await browser.close_chromium()
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -16,7 +16,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
-from playwright.async_api import Browser, async_playwright, expect
+from playwright.async_api import Browser, Playwright, async_playwright, expect
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
@@ -50,17 +50,40 @@ def require_chromium() -> None:
         pytest.fail(f"{CHROMIUM} is missing: ./scripts/test installs it (apt-get install chromium)")
 
 
+class _Launched:
+    """The test process's one Chromium, launched at its first use and closed when the
+    session ends (`close_chromium`, tests/conftest.py). A launch cost about a second of
+    CPU, and the browser modules launched 19 in a run; each test still gets pages of its
+    own context (`Browser.new_page`), so nothing passes from one test to the next."""
+
+    playwright: Playwright | None = None
+    browser: Browser | None = None
+
+
 @asynccontextmanager
 async def chromium() -> AsyncIterator[Browser]:
     require_chromium()
-    async with async_playwright() as playwright:
-        browser = await playwright.chromium.launch(
+    if _Launched.browser is None or not _Launched.browser.is_connected():
+        if _Launched.playwright is None:
+            _Launched.playwright = await async_playwright().start()
+        _Launched.browser = await _Launched.playwright.chromium.launch(
             executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True
         )
-        try:
-            yield browser
-        finally:
-            await browser.close()
+    browser = _Launched.browser
+    try:
+        yield browser
+    finally:
+        # What the test left open is closed; the browser stays for the next.
+        for context in browser.contexts:
+            await context.close()
+
+
+async def close_chromium() -> None:
+    if _Launched.browser is not None:
+        await _Launched.browser.close()
+    if _Launched.playwright is not None:
+        await _Launched.playwright.stop()
+    _Launched.browser = _Launched.playwright = None
 
 
 @asynccontextmanager
