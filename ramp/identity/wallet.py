@@ -19,8 +19,6 @@ from types import ModuleType
 from typing import Any, Final
 from urllib.parse import urlsplit
 
-from eth_utils.address import is_checksum_address, to_checksum_address
-
 from ramp.errors import SiweError
 
 __all__ = [
@@ -141,6 +139,8 @@ def _parse(message: str) -> Any:
             SiweError.SIWE_MALFORMED, "message is not in canonical EIP-4361 form"
         )
     # EIP-4361 requires an EIP-55 address; the library only warns on all-lower/upper case.
+    from eth_utils.address import is_checksum_address  # lazily, as siwe (`_siwe`)
+
     if not is_checksum_address(parsed.address):
         raise WalletSignInError(SiweError.SIWE_MALFORMED, "address is not EIP-55 checksummed")
     return parsed
@@ -248,6 +248,8 @@ def build_sign_in_message(
     if expiration_time is not None:
         _require_aware("expiration_time", expiration_time)
     siwe = _siwe()
+    from eth_utils.address import to_checksum_address  # lazily, as siwe
+
     message = siwe.SiweMessage(
         domain=domain,
         address=to_checksum_address(address),

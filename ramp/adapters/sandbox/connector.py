@@ -17,7 +17,6 @@ from typing import Any
 
 import base58
 import bech32
-from eth_utils.address import to_checksum_address
 
 from ramp.adapters.contract import (
     AccountDetails,
@@ -83,6 +82,9 @@ def deposit_address(currency: Currency, seed: bytes) -> str:
         return address
     if currency.blockchain == "SOLANA":
         return base58.b58encode(seed[:32]).decode()
+    # Imported here: eth_utils costs every process that imports the connectors 0.1 s.
+    from eth_utils.address import to_checksum_address
+
     return str(to_checksum_address(seed[:20]))
 
 
