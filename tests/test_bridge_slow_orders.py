@@ -20,12 +20,11 @@ from temporalio.client import Client
 
 from ramp.config import Settings
 from ramp.intents.waits import EXECUTE_WAIT
-from tests.helpers.payments import ACH, register_accounts, wait_for_intent
+from tests.helpers.payments import ACH, wait_for_intent, wallet
 from tests.helpers.production import (
     BRIDGE_KEY,
+    approved_customer,
     connected_project,
-    customer_token,
-    deliver,
     production_stack,
 )
 from tests.helpers.projects import bearer
@@ -57,24 +56,10 @@ async def test_an_order_bridge_keeps_failing_is_answered_without_its_transaction
 ) -> None:
     production = derive_settings(migrated, RAMP_ENV="production")
     merchant = await connected_project(db, production, bridge)
-    token = await customer_token(http, merchant.project, "ada-slow")
-    accounts = await register_accounts(http, token, "USD", "USDC_ETHEREUM", copy.deepcopy(ACH))
-    opened = await http.post(
-        "/v1/intent",
-        json={"srcExternalAccountId": accounts[0], "destExternalAccountId": accounts[1],
-              "amount": "30.00"},
-        headers=bearer(token),
+    token, intent_id = await approved_customer(
+        http, bridge, merchant, "ada-slow", "USD", "USDC_ETHEREUM", copy.deepcopy(ACH),
+        wallet("USDC_ETHEREUM"), amount="30.00", auto_execute=False,
     )  # fmt: skip
-    assert opened.status_code == 201, opened.text
-    intent_id = opened.json()["intent"]["id"]
-    await wait_for_intent(
-        http, token, intent_id,
-        lambda b: all("handoff" in s["metadata"] for s in b["intent"]["compliancePlan"]["steps"]),
-        within=WITHIN,
-    )  # fmt: skip
-    [link] = bridge.kyc_links.values()
-    bridge.set_kyc(link["id"], kyc_status="approved", tos_status="approved")
-    await deliver(http, bridge, merchant.webhook_path, "kyc_link", link)
     await wait_for_intent(
         http, token, intent_id,
         lambda b: b["intent"]["compliancePlan"]["status"] == "COMPLETED", within=WITHIN,

@@ -141,16 +141,18 @@ async def approved_customer(
     amount: str = "100.00",
     within: float = 30.0,
     person: dict[str, Any] | None = None,
+    auto_execute: bool = True,
 ) -> tuple[str, str]:
     """A customer whose intent waits on Bridge's links; Bridge approves both at once
     (with `person`: what the customer typed in Bridge's flow, on Bridge's customer).
-    Returns the customer's token and the intent's id (placed on its own: autoExecute)."""
+    Returns the customer's token and the intent's id (placed on its own with
+    `auto_execute`, else when the client asks)."""
     token = await customer_token(http, merchant.project, name)
     accounts = await register_accounts(http, token, src, dest, source, destination)
     opened = await http.post(
         "/v1/intent",
         json={"srcExternalAccountId": accounts[0], "destExternalAccountId": accounts[1],
-              "amount": amount, "autoExecute": True},
+              "amount": amount, "autoExecute": auto_execute},
         headers=bearer(token),
     )  # fmt: skip
     assert opened.status_code == 201, opened.text
