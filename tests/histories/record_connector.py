@@ -18,7 +18,6 @@ providers' worker beside the service's:
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import copy
 import sys
@@ -52,7 +51,7 @@ from tests.helpers.production import (
 from tests.helpers.projects import bearer
 from tests.helpers.servers import dev_server
 from tests.histories.record import _PAST_EXPIRY, CONNECTOR_PATHS, Recorded, Stack, _save
-from tests.histories.record import history_file as _history_file
+from tests.histories.recorder_cli import run_recorder
 from tests.simulators.bridge import BridgeSimulator, Fault, running
 
 BIN = Path(sys.executable).parent
@@ -209,15 +208,7 @@ async def record(paths: Sequence[str]) -> None:
 
 
 def main(argv: Sequence[str]) -> None:
-    parser = argparse.ArgumentParser(prog="python -m tests.histories.record_connector")
-    parser.add_argument("paths", nargs="*", metavar="PATH", help=", ".join(CONNECTOR_PATHS))
-    parser.add_argument("--overwrite", action="store_true")
-    args = parser.parse_args(argv)
-    wanted = list(args.paths) or [p for p in CONNECTOR_PATHS if not _history_file(p).exists()]
-    existing = [p for p in wanted if _history_file(p).exists()]
-    if existing and not args.overwrite:
-        parser.error(f"already recorded (use --overwrite): {', '.join(existing)}")
-    asyncio.run(record(wanted))
+    run_recorder("tests.histories.record_connector", CONNECTOR_PATHS, record, argv)
 
 
 if __name__ == "__main__":

@@ -13,7 +13,6 @@ Like tests/histories/record.py (same stack, files and replay check before writin
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import sqlite3
 import sys
@@ -38,7 +37,7 @@ from tests.histories.record import (
     _save,
     running_stack,
 )
-from tests.histories.record import history_file as _history_file
+from tests.histories.recorder_cli import run_recorder
 
 
 def _rename(database: Path, old: str, new: str) -> None:
@@ -96,15 +95,7 @@ async def record(paths: Sequence[str]) -> None:
 
 
 def main(argv: Sequence[str]) -> None:
-    parser = argparse.ArgumentParser(prog="python -m tests.histories.record_internal")
-    parser.add_argument("paths", nargs="*", metavar="PATH", help=", ".join(INTERNAL_ERROR_PATHS))
-    parser.add_argument("--overwrite", action="store_true")
-    args = parser.parse_args(argv)
-    wanted = list(args.paths) or [p for p in INTERNAL_ERROR_PATHS if not _history_file(p).exists()]
-    existing = [p for p in wanted if _history_file(p).exists()]
-    if existing and not args.overwrite:
-        parser.error(f"already recorded (use --overwrite): {', '.join(existing)}")
-    asyncio.run(record(wanted))
+    run_recorder("tests.histories.record_internal", INTERNAL_ERROR_PATHS, record, argv)
 
 
 if __name__ == "__main__":

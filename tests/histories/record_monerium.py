@@ -14,7 +14,6 @@ simulator:
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import copy
 import json
@@ -43,8 +42,8 @@ from tests.helpers.production import customer_token, fast_connectors, production
 from tests.helpers.projects import ProjectCredentials, bearer
 from tests.helpers.servers import dev_server
 from tests.histories.record import MONERIUM_PATHS, Recorded, Stack, _save
-from tests.histories.record import history_file as _history_file
 from tests.histories.record_connector import _settings
+from tests.histories.recorder_cli import run_recorder
 from tests.simulators.monerium import MoneriumSimulator, running
 
 CLIENT_ID = "7d1e5b3a-2c4f-4e8a-9b6d-1f0a3c5e7b92"
@@ -174,15 +173,7 @@ async def record(paths: Sequence[str]) -> None:
 
 
 def main(argv: Sequence[str]) -> None:
-    parser = argparse.ArgumentParser(prog="python -m tests.histories.record_monerium")
-    parser.add_argument("paths", nargs="*", metavar="PATH", help=", ".join(MONERIUM_PATHS))
-    parser.add_argument("--overwrite", action="store_true")
-    args = parser.parse_args(argv)
-    wanted = list(args.paths) or [p for p in MONERIUM_PATHS if not _history_file(p).exists()]
-    existing = [p for p in wanted if _history_file(p).exists()]
-    if existing and not args.overwrite:
-        parser.error(f"already recorded (use --overwrite): {', '.join(existing)}")
-    asyncio.run(record(wanted))
+    run_recorder("tests.histories.record_monerium", MONERIUM_PATHS, record, argv)
 
 
 if __name__ == "__main__":
