@@ -7,15 +7,12 @@ replay of a history recorded since."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-from temporalio.client import WorkflowHistory
 from temporalio.workflow import NondeterminismError
 
 from tests.histories.changed import CancelWithoutVoidWorkflow, ClosingInTheAnswerWorkflow
 from tests.histories.record import HISTORIES
-from tests.histories.snapshots import differences, patch_ids, replay, state_file
+from tests.histories.snapshots import differences, patch_ids, recorded, replay, state_file
 from workflows.intents import CLOSE_APART, CUSTOMER_CANCEL, IntentWorkflow
 
 CANCELLED = HISTORIES / "intent_cancelled.json"
@@ -23,16 +20,12 @@ CANCELLED = HISTORIES / "intent_cancelled.json"
 DEPOSIT_LATE = HISTORIES / "intent_cancelled_deposit_late.json"
 
 
-def _history(file: Path = CANCELLED) -> WorkflowHistory:
-    return WorkflowHistory.from_json(file.stem, file.read_text())
-
-
 def test_the_recorded_cancellation_carries_the_patch_marker() -> None:
-    assert CUSTOMER_CANCEL in patch_ids(_history())
+    assert CUSTOMER_CANCEL in patch_ids(recorded(CANCELLED))
 
 
 async def test_the_recorded_cancellation_replays_with_its_state() -> None:
-    history = _history()
+    history = recorded(CANCELLED)
     replayed = await replay(history, IntentWorkflow)
     assert differences(history, replayed, state_file(CANCELLED)) == []
     assert replayed.result.status == "CANCELLED"
@@ -40,15 +33,15 @@ async def test_the_recorded_cancellation_replays_with_its_state() -> None:
 
 async def test_a_cancel_that_no_longer_voids_the_order_fails_the_replay() -> None:
     with pytest.raises(NondeterminismError):
-        await replay(_history(), CancelWithoutVoidWorkflow)
+        await replay(recorded(CANCELLED), CancelWithoutVoidWorkflow)
 
 
 def test_a_cancel_recorded_before_close_apart_ends_in_its_answering_task() -> None:
-    assert CLOSE_APART not in patch_ids(_history())
+    assert CLOSE_APART not in patch_ids(recorded(CANCELLED))
 
 
 async def test_a_deposit_after_the_answer_is_ignored_while_the_run_closes() -> None:
-    history = _history(DEPOSIT_LATE)
+    history = recorded(DEPOSIT_LATE)
     assert CLOSE_APART in patch_ids(history)
     replayed = await replay(history, IntentWorkflow)
     assert differences(history, replayed, state_file(DEPOSIT_LATE)) == []
@@ -57,7 +50,7 @@ async def test_a_deposit_after_the_answer_is_ignored_while_the_run_closes() -> N
 
 async def test_closing_in_the_answering_task_again_fails_the_replay() -> None:
     with pytest.raises(NondeterminismError):
-        await replay(_history(DEPOSIT_LATE), ClosingInTheAnswerWorkflow)
+        await replay(recorded(DEPOSIT_LATE), ClosingInTheAnswerWorkflow)
     # Histories from before the patch replay on it as they did.
-    replayed = await replay(_history(), ClosingInTheAnswerWorkflow)
+    replayed = await replay(recorded(CANCELLED), ClosingInTheAnswerWorkflow)
     assert replayed.result.status == "CANCELLED"

@@ -9,8 +9,6 @@ current code in tests/test_replay.py)."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from temporalio import workflow
 from temporalio.api.enums.v1 import EventType
@@ -21,16 +19,12 @@ from temporalio.workflow import NondeterminismError
 
 from ramp.errors import IntentError
 from tests.histories.record import HISTORIES
-from tests.histories.snapshots import differences, patch_ids, replay, state_file
+from tests.histories.snapshots import differences, patch_ids, recorded, replay, state_file
 from workflows.intents import IntentWorkflow
 from workflows.internal_errors import INTERNAL_ORDER_ERROR_KEPT
 
 KEPT = HISTORIES / "intent_order_internal_error.json"
 BEFORE = [HISTORIES / "intent_failover.json", HISTORIES / "intent_lookup_failover.json"]
-
-
-def _history(path: Path) -> WorkflowHistory:
-    return WorkflowHistory.from_json(path.stem, path.read_text())
 
 
 def _update_failures(history: WorkflowHistory) -> list[str]:
@@ -44,13 +38,13 @@ def _update_failures(history: WorkflowHistory) -> list[str]:
 
 
 def test_only_the_new_history_carries_the_patch() -> None:
-    assert INTERNAL_ORDER_ERROR_KEPT in patch_ids(_history(KEPT))
+    assert INTERNAL_ORDER_ERROR_KEPT in patch_ids(recorded(KEPT))
     for path in BEFORE:
-        assert INTERNAL_ORDER_ERROR_KEPT not in patch_ids(_history(path)), path
+        assert INTERNAL_ORDER_ERROR_KEPT not in patch_ids(recorded(path)), path
 
 
 async def test_the_kept_order_replays_with_its_state() -> None:
-    history = _history(KEPT)
+    history = recorded(KEPT)
     # The one failed ask was answered as ours, not the provider's.
     assert _update_failures(history) == [IntentError.TEMPORARILY_UNAVAILABLE]
     replayed = await replay(history, IntentWorkflow)
@@ -61,7 +55,7 @@ async def test_the_kept_order_replays_with_its_state() -> None:
     assert lookups == ["select_and_check_requirements"]
 
 
-async def test_code_without_the_patch_breaks_the_kept_history(
+async def test_code_without_the_patch_breaks_the_keptrecorded(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """The patch's branch removed (the failed order fails the intent over, as before):
@@ -79,5 +73,5 @@ async def test_code_without_the_patch_breaks_the_kept_history(
         data_converter=pydantic_data_converter,
         workflow_runner=UnsandboxedWorkflowRunner(),
     )
-    result = await replayer.replay_workflow(_history(KEPT), raise_on_replay_failure=False)
+    result = await replayer.replay_workflow(recorded(KEPT), raise_on_replay_failure=False)
     assert isinstance(result.replay_failure, NondeterminismError)

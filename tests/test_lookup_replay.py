@@ -14,12 +14,11 @@ from pathlib import Path
 
 import pytest
 from temporalio import workflow
-from temporalio.client import WorkflowHistory
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.worker import Replayer, UnsandboxedWorkflowRunner
 
 from tests.histories.record import HISTORIES
-from tests.histories.snapshots import differences, patch_ids, replay, state_file
+from tests.histories.snapshots import differences, patch_ids, recorded, replay, state_file
 from workflows.intent_base import LOOKUP_ONE_ACTIVITY
 from workflows.intents import IntentWorkflow
 
@@ -33,10 +32,6 @@ BEFORE_THE_PATCH = [
 ]
 
 
-def _history(path: Path) -> WorkflowHistory:
-    return WorkflowHistory.from_json(path.stem, path.read_text())
-
-
 def _lookups(path: Path) -> list[str]:
     """The lookups' local activities of the recorded run (its inputs' snapshot)."""
     stored = json.loads(state_file(path).read_text())["localActivities"]
@@ -46,9 +41,9 @@ def _lookups(path: Path) -> list[str]:
 
 def test_only_the_new_histories_carry_the_patch() -> None:
     for path in WITH_THE_PATCH:
-        assert LOOKUP_ONE_ACTIVITY in patch_ids(_history(path)), path
+        assert LOOKUP_ONE_ACTIVITY in patch_ids(recorded(path)), path
     for path in BEFORE_THE_PATCH:
-        assert LOOKUP_ONE_ACTIVITY not in patch_ids(_history(path)), path
+        assert LOOKUP_ONE_ACTIVITY not in patch_ids(recorded(path)), path
 
 
 def test_the_patched_runs_look_up_once_per_selection() -> None:
@@ -70,7 +65,7 @@ def test_the_patched_runs_look_up_once_per_selection() -> None:
 
 @pytest.mark.parametrize("path", WITH_THE_PATCH, ids=lambda p: p.stem)
 async def test_the_patched_histories_replay_with_their_state(path: Path) -> None:
-    history = _history(path)
+    history = recorded(path)
     replayed = await replay(history, IntentWorkflow)
     assert differences(history, replayed, state_file(path)) == []
     assert replayed.result.status == "COMPLETED"
@@ -94,7 +89,7 @@ async def test_code_without_the_patch_breaks_the_patched_histories(
         data_converter=pydantic_data_converter,
         workflow_runner=UnsandboxedWorkflowRunner(),
     )
-    result = await replayer.replay_workflow(_history(path), raise_on_replay_failure=False)
+    result = await replayer.replay_workflow(recorded(path), raise_on_replay_failure=False)
     # The recorded answer (select_and_check_requirements') is resolved to the
     # select_provider the code now schedules in its place, and is no ProviderSelection.
     assert result.replay_failure is not None

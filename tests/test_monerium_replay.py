@@ -6,15 +6,12 @@ recorded before the patch, replay on that old driver as they do on the current o
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-from temporalio.client import WorkflowHistory
 from temporalio.workflow import NondeterminismError
 
 from tests.histories.changed import PlacingOnceWorkflow
 from tests.histories.record import HISTORIES
-from tests.histories.snapshots import differences, patch_ids, replay, state_file
+from tests.histories.snapshots import differences, patch_ids, recorded, replay, state_file
 from workflows.declined_orders import DECLINED_ORDER_PLACED_AGAIN
 from workflows.intents import IntentWorkflow
 
@@ -22,12 +19,8 @@ DECLINED = HISTORIES / "intent_monerium_declined_onramp.json"
 BEFORE = HISTORIES / "intent_bridge_onramp.json"
 
 
-def _history(file: Path) -> WorkflowHistory:
-    return WorkflowHistory.from_json(file.stem, file.read_text())
-
-
 async def test_the_declined_onramp_carries_the_patch_and_replays_with_its_state() -> None:
-    history = _history(DECLINED)
+    history = recorded(DECLINED)
     assert DECLINED_ORDER_PLACED_AGAIN in patch_ids(history)
     replayed = await replay(history, IntentWorkflow)
     assert differences(history, replayed, state_file(DECLINED)) == []
@@ -36,7 +29,7 @@ async def test_the_declined_onramp_carries_the_patch_and_replays_with_its_state(
 
 async def test_placing_the_order_once_fails_the_replay() -> None:
     with pytest.raises(NondeterminismError):
-        await replay(_history(DECLINED), PlacingOnceWorkflow)
+        await replay(recorded(DECLINED), PlacingOnceWorkflow)
     # A history from before the patch replays on the old driver as it did.
-    replayed = await replay(_history(BEFORE), PlacingOnceWorkflow)
+    replayed = await replay(recorded(BEFORE), PlacingOnceWorkflow)
     assert replayed.result.status == "COMPLETED"

@@ -122,6 +122,11 @@ async def replay(history: WorkflowHistory, *workflows: type) -> Replayed:
     return replayed
 
 
+def recorded(file: Path) -> WorkflowHistory:
+    """A recorded history (tests/histories/*.json), ready to replay."""
+    return WorkflowHistory.from_json(f"replay-{file.stem}", file.read_text())
+
+
 def patch_ids(history: WorkflowHistory) -> set[str]:
     """The ids of the patches `history` recorded a marker for (`workflow.patched`)."""
     found: set[str] = set()
@@ -226,7 +231,7 @@ async def write_missing(files: Sequence[Path], *workflows: type) -> None:
         snapshot = state_file(file)
         if snapshot.exists():
             continue
-        history = WorkflowHistory.from_json(f"replay-{file.stem}", file.read_text())
+        history = recorded(file)
         replayed = await replay(history, *workflows)
         write_snapshot(snapshot, replayed)
         if snapshot.exists():
