@@ -10,16 +10,21 @@ current code in tests/test_replay.py)."""
 from __future__ import annotations
 
 import pytest
-from temporalio import workflow
 from temporalio.api.enums.v1 import EventType
 from temporalio.client import WorkflowHistory
-from temporalio.contrib.pydantic import pydantic_data_converter
-from temporalio.worker import Replayer, UnsandboxedWorkflowRunner
 from temporalio.workflow import NondeterminismError
 
 from ramp.errors import IntentError
 from tests.histories.record import HISTORIES
-from tests.histories.snapshots import differences, patch_ids, recorded, replay, state_file
+from tests.histories.snapshots import (
+    differences,
+    patch_ids,
+    recorded,
+    replay,
+    state_file,
+    unsandboxed_replayer,
+    without_patch,
+)
 from workflows.intents import IntentWorkflow
 from workflows.internal_errors import INTERNAL_ORDER_ERROR_KEPT
 
@@ -61,17 +66,7 @@ async def test_code_without_the_patch_breaks_the_keptrecorded(
     """The patch's branch removed (the failed order fails the intent over, as before):
     the recorded marker has no command to match, and the lookup the failover would ask
     is not in the history."""
-    patched = workflow.patched
-
-    def failing_over(patch_id: str) -> bool:
-        return False if patch_id == INTERNAL_ORDER_ERROR_KEPT else patched(patch_id)
-
-    monkeypatch.setattr(workflow, "patched", failing_over)
-    # Unsandboxed: the change is made in this process's modules.
-    replayer = Replayer(
-        workflows=[IntentWorkflow],
-        data_converter=pydantic_data_converter,
-        workflow_runner=UnsandboxedWorkflowRunner(),
-    )
+    without_patch(monkeypatch, INTERNAL_ORDER_ERROR_KEPT)
+    replayer = unsandboxed_replayer(IntentWorkflow)
     result = await replayer.replay_workflow(recorded(KEPT), raise_on_replay_failure=False)
     assert isinstance(result.replay_failure, NondeterminismError)

@@ -13,12 +13,17 @@ import json
 from pathlib import Path
 
 import pytest
-from temporalio import workflow
-from temporalio.contrib.pydantic import pydantic_data_converter
-from temporalio.worker import Replayer, UnsandboxedWorkflowRunner
 
 from tests.histories.record import HISTORIES
-from tests.histories.snapshots import differences, patch_ids, recorded, replay, state_file
+from tests.histories.snapshots import (
+    differences,
+    patch_ids,
+    recorded,
+    replay,
+    state_file,
+    unsandboxed_replayer,
+    without_patch,
+)
 from workflows.intent_base import LOOKUP_ONE_ACTIVITY
 from workflows.intents import IntentWorkflow
 
@@ -77,18 +82,8 @@ async def test_code_without_the_patch_breaks_the_patched_histories(
 ) -> None:
     """The patch's branch removed (the two lookups for every run): the recorded single
     lookup no longer matches what the code schedules."""
-    patched = workflow.patched
-
-    def two_lookups(patch_id: str) -> bool:
-        return False if patch_id == LOOKUP_ONE_ACTIVITY else patched(patch_id)
-
-    monkeypatch.setattr(workflow, "patched", two_lookups)
-    # Unsandboxed: the change is made in this process's modules.
-    replayer = Replayer(
-        workflows=[IntentWorkflow],
-        data_converter=pydantic_data_converter,
-        workflow_runner=UnsandboxedWorkflowRunner(),
-    )
+    without_patch(monkeypatch, LOOKUP_ONE_ACTIVITY)
+    replayer = unsandboxed_replayer(IntentWorkflow)
     result = await replayer.replay_workflow(recorded(path), raise_on_replay_failure=False)
     # The recorded answer (select_and_check_requirements') is resolved to the
     # select_provider the code now schedules in its place, and is no ProviderSelection.

@@ -12,34 +12,25 @@ their providers) is guarded the same way by `tests/histories/intent_accounts_fai
 from __future__ import annotations
 
 import pytest
-from temporalio import workflow
-from temporalio.client import WorkflowHistory
-from temporalio.contrib.pydantic import pydantic_data_converter
-from temporalio.worker import Replayer, UnsandboxedWorkflowRunner
 
 from tests.histories.record import HISTORIES
-from tests.histories.snapshots import Replayed, _Capture, differences, state_file
+from tests.histories.snapshots import (
+    Replayed,
+    _Capture,
+    differences,
+    recorded,
+    state_file,
+    unsandboxed_replayer,
+    without_patch,
+)
 from workflows.failover import FAILOVER_BY_ACCOUNT, Failover
 from workflows.intents import IntentWorkflow
 
 FAILOVER = HISTORIES / "intent_failover.json"
 
 
-def _history() -> WorkflowHistory:
-    return WorkflowHistory.from_json("replay-failover", FAILOVER.read_text())
-
-
-def _replayer() -> Replayer:
-    # Unsandboxed: the change below is made in this process's modules.
-    return Replayer(
-        workflows=[IntentWorkflow],
-        data_converter=pydantic_data_converter,
-        workflow_runner=UnsandboxedWorkflowRunner(),
-    )
-
-
 async def test_the_failover_history_replays() -> None:
-    await _replayer().replay_workflow(_history())
+    await unsandboxed_replayer(IntentWorkflow).replay_workflow(recorded(FAILOVER))
 
 
 async def test_code_that_does_not_fail_over_breaks_the_failover_history(
@@ -51,7 +42,9 @@ async def test_code_that_does_not_fail_over_breaks_the_failover_history(
     monkeypatch.setattr(Failover, "_fail_over", never)
     # The history's next commands are the failover's lookups (select_provider again):
     # the changed code schedules something else, and the replay fails.
-    result = await _replayer().replay_workflow(_history(), raise_on_replay_failure=False)
+    result = await unsandboxed_replayer(IntentWorkflow).replay_workflow(
+        recorded(FAILOVER), raise_on_replay_failure=False
+    )
     assert result.replay_failure is not None
 
 
@@ -65,20 +58,10 @@ async def test_code_that_fails_over_by_provider_breaks_the_accounts_failover_his
     (the same path, recorded with the patch) replays with its recorded state in
     tests/test_replay.py; code that still excluded the providers tried, not the accounts,
     asks select_provider something else than the run recorded."""
-    patched = workflow.patched
-
-    def by_provider(patch_id: str) -> bool:
-        return False if patch_id == FAILOVER_BY_ACCOUNT else patched(patch_id)
-
-    monkeypatch.setattr(workflow, "patched", by_provider)
-    history = WorkflowHistory.from_json("replay-accounts", ACCOUNTS_FAILOVER.read_text())
+    without_patch(monkeypatch, FAILOVER_BY_ACCOUNT)
+    history = recorded(ACCOUNTS_FAILOVER)
     replayed = Replayed()
-    replayer = Replayer(
-        workflows=[IntentWorkflow],
-        data_converter=pydantic_data_converter,
-        workflow_runner=UnsandboxedWorkflowRunner(),
-        interceptors=[_Capture(replayed)],
-    )
+    replayer = unsandboxed_replayer(IntentWorkflow, interceptors=[_Capture(replayed)])
     result = await replayer.replay_workflow(history, raise_on_replay_failure=False)
     found = differences(history, replayed, state_file(ACCOUNTS_FAILOVER))
     assert result.replay_failure is not None or any(

@@ -33,6 +33,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import pytest
+from temporalio import workflow
 from temporalio.api.common.v1 import Payload
 from temporalio.api.enums.v1 import EventType
 from temporalio.client import WorkflowHistory
@@ -44,6 +46,7 @@ from temporalio.worker import (
     Replayer,
     StartActivityInput,
     StartLocalActivityInput,
+    UnsandboxedWorkflowRunner,
     WorkflowInboundInterceptor,
     WorkflowInterceptorClassInput,
     WorkflowOutboundInterceptor,
@@ -120,6 +123,28 @@ async def replay(history: WorkflowHistory, *workflows: type) -> Replayed:
     )
     await replayer.replay_workflow(history)
     return replayed
+
+
+def unsandboxed_replayer(*workflows: type, interceptors: Sequence[Interceptor] = ()) -> Replayer:
+    """A replayer of `workflows` outside the sandbox: a test's change to this process's
+    modules (`without_patch`, a method replaced) is the code it replays."""
+    return Replayer(
+        workflows=list(workflows),
+        data_converter=pydantic_data_converter,
+        workflow_runner=UnsandboxedWorkflowRunner(),
+        interceptors=interceptors,
+    )
+
+
+def without_patch(monkeypatch: pytest.MonkeyPatch, patch_id: str) -> None:
+    """The workflow code as it was before `patch_id`: `workflow.patched` answers False
+    for it (its branch removed), as before for every other patch."""
+    patched = workflow.patched
+
+    def before(asked: str) -> bool:
+        return False if asked == patch_id else patched(asked)
+
+    monkeypatch.setattr(workflow, "patched", before)
 
 
 def recorded(file: Path) -> WorkflowHistory:
