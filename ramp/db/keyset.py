@@ -10,10 +10,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Generic, TypeVar
 
-from sqlalchemy import and_, or_
-from sqlmodel.sql.expression import SelectOfScalar
+from sqlalchemy import Select, and_, or_
 
-Row = TypeVar("Row")
+# A select of models (SQLModel's) or of columns (Core's).
+Query = TypeVar("Query", bound=Select[*tuple[Any, ...]])
 Item = TypeVar("Item")
 
 
@@ -31,9 +31,7 @@ class Page(Generic[Item]):
     after: tuple[datetime, str] | None
 
 
-def newest_first(
-    query: SelectOfScalar[Row], created_at: Any, id_: Any, page: PageRequest
-) -> SelectOfScalar[Row]:
+def newest_first(query: Query, created_at: Any, id_: Any, page: PageRequest) -> Query:
     """`query` ordered newest first, after `page.after`, one row more than a page (that
     row tells whether a next page exists)."""
     if page.after is not None:
