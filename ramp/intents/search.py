@@ -12,16 +12,13 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from sqlalchemy.ext.asyncio import async_sessionmaker
-from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
-from ramp.db import keyset
 from ramp.db.engine import read_snapshot
 from ramp.db.keyset import Page, PageRequest
-from ramp.db.tables import IntentRow
 from ramp.errors import InvalidInput, RequestError
 from ramp.intents.states import IntentStatus
-from ramp.intents.views import IntentView, load_views
+from ramp.intents.views import INTENT, IntentView, page_of_views
 
 
 @dataclass(frozen=True)
@@ -53,30 +50,21 @@ async def search_intents(
                 RequestError.VALIDATION_ERROR,
                 f"the {name} range is empty: its start must be before its end",
             )
-    query = select(IntentRow).where(IntentRow.project_id == project_id)
+    conditions = [INTENT.project_id == project_id]
     if filters.statuses:
-        query = query.where(col(IntentRow.status).in_([s.value for s in filters.statuses]))
+        conditions.append(INTENT.status.in_([s.value for s in filters.statuses]))
     if filters.customer_id is not None:
-        query = query.where(IntentRow.customer_id == filters.customer_id)
+        conditions.append(INTENT.customer_id == filters.customer_id)
     if filters.provider_id is not None:
-        query = query.where(IntentRow.provider_id == filters.provider_id)
+        conditions.append(INTENT.provider_id == filters.provider_id)
     if filters.created_from is not None:
-        query = query.where(col(IntentRow.created_at) >= filters.created_from)
+        conditions.append(INTENT.created_at >= filters.created_from)
     if filters.created_to is not None:
-        query = query.where(col(IntentRow.created_at) < filters.created_to)
+        conditions.append(INTENT.created_at < filters.created_to)
     if filters.updated_from is not None:
-        query = query.where(col(IntentRow.updated_at) >= filters.updated_from)
+        conditions.append(INTENT.updated_at >= filters.updated_from)
     if filters.updated_to is not None:
-        query = query.where(col(IntentRow.updated_at) < filters.updated_to)
+        conditions.append(INTENT.updated_at < filters.updated_to)
     async with db() as session:
         await read_snapshot(session)
-        rows = list(
-            (
-                await session.exec(
-                    keyset.newest_first(query, col(IntentRow.created_at), col(IntentRow.id), page)
-                )
-            ).all()
-        )
-        views = await load_views(session, rows[: page.limit])
-    last = rows[page.limit - 1] if len(rows) > page.limit else None
-    return Page(views, (last.created_at, last.id) if last is not None else None)
+        return await page_of_views(session, conditions, page)

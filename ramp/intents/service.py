@@ -17,13 +17,12 @@ from dataclasses import dataclass, replace
 from datetime import timedelta
 
 from sqlalchemy.ext.asyncio import async_sessionmaker
-from sqlmodel import col, select
+from sqlmodel import select
 from sqlmodel.ext.asyncio.session import AsyncSession
 from temporalio.client import WorkflowUpdateRPCTimeoutOrCancelledError
 from temporalio.exceptions import WorkflowAlreadyStartedError
 from temporalio.service import RPCError, RPCStatusCode
 
-from ramp.db import keyset
 from ramp.db.engine import read_snapshot
 from ramp.db.keyset import Page, PageRequest
 from ramp.db.tables import (
@@ -54,7 +53,14 @@ from ramp.intents.models import IntentRequest, IntentState
 from ramp.intents.projection import project
 from ramp.intents.redirects import check_redirects
 from ramp.intents.states import TERMINAL_INTENT_STATUSES, IntentStatus, PlanStatus
-from ramp.intents.views import IntentView, load_views, owned_accounts, read_view, view_of
+from ramp.intents.views import (
+    INTENT,
+    IntentView,
+    owned_accounts,
+    page_of_views,
+    read_view,
+    view_of,
+)
 from ramp.intents.waits import CANCEL_TIMEOUT, EXECUTE_TIMEOUT
 from ramp.intents.workflow_client import IntentWorkflowClient, WorkflowEnded
 from ramp.observability import metrics
@@ -313,17 +319,7 @@ class IntentService:
         """The customer's intents, newest first."""
         async with self._db() as session:
             await read_snapshot(session)
-            query = keyset.newest_first(
-                select(IntentRow).where(IntentRow.customer_id == customer_id),
-                col(IntentRow.created_at),
-                col(IntentRow.id),
-                page,
-            )
-            rows = list((await session.exec(query)).all())
-            views = await load_views(session, rows[: page.limit])
-        more = len(rows) > page.limit
-        last = rows[page.limit - 1] if more else None
-        return Page(views, (last.created_at, last.id) if last is not None else None)
+            return await page_of_views(session, [INTENT.customer_id == customer_id], page)
 
     async def _replayed(self, customer_id: str, intent_id: str) -> OpenedIntent:
         """The intent as it is now, for a call that did not create it."""
