@@ -8,6 +8,7 @@ from collections.abc import Awaitable, Callable
 from datetime import datetime
 from typing import Protocol, TypeVar
 
+from sqlalchemy.ext.asyncio import AsyncConnection
 from sqlmodel.ext.asyncio.session import AsyncSession
 from starlette.requests import Request
 
@@ -140,8 +141,11 @@ async def _authenticated(
     return found
 
 
-async def authenticate_customer(request: Request, session: AsyncSession | None = None) -> Customer:
-    """The customer whose access token the request carries (looked up as above)."""
+async def authenticate_customer(
+    request: Request, connection: AsyncConnection | None = None
+) -> Customer:
+    """The customer whose access token the request carries, looked up on `connection`
+    or, without one, on a connection of its own that is closed before this returns."""
     cached: Customer | None = request.scope.get(_CUSTOMER)
     if cached is not None:
         return cached
@@ -154,11 +158,12 @@ async def authenticate_customer(request: Request, session: AsyncSession | None =
         raise unauthorized(
             code, f"{error.reason}: obtain a new one with POST /customers", BEARER_CHALLENGE
         ) from error
-    customer = await _in_session(
-        request,
-        session,
-        lambda db: customer_by_claims(db, claims, environment=app.settings.ramp_env),
-    )
+    environment = app.settings.ramp_env
+    if connection is not None:
+        customer = await customer_by_claims(connection, claims, environment=environment)
+    else:
+        async with app.engine.connect() as own:
+            customer = await customer_by_claims(own, claims, environment=environment)
     if customer is None:
         raise unauthorized("INVALID_TOKEN", "token is invalid", BEARER_CHALLENGE)
     await charge_project(request, customer.project_id)

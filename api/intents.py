@@ -103,12 +103,13 @@ async def list_intents(request: Request) -> Response:
 
 
 async def get_intent(request: Request) -> Response:
-    """GET /intent/{id}: no body to wait for, so one session (one connection) serves
-    the authentication and the read (ramp/intents/views.py: one statement)."""
+    """GET /intent/{id}: no body to wait for, so one connection serves the
+    authentication and the read (ramp/intents/views.py: one statement). Both read Core
+    rows: no ORM session to open and close."""
     app = services(request)
-    async with app.db() as session:
-        customer = await authenticate_customer(request, session)
-        view = await read_view(session, customer.id, request.path_params["id"])
+    async with app.engine.connect() as connection:
+        customer = await authenticate_customer(request, connection)
+        view = await read_view(connection, customer.id, request.path_params["id"])
     return json_resource(render_intent(app, view))
 
 

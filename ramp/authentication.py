@@ -9,6 +9,7 @@ from datetime import datetime
 
 from sqlalchemy import and_, bindparam
 from sqlalchemy import select as select_columns
+from sqlalchemy.ext.asyncio import AsyncConnection
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
@@ -89,12 +90,11 @@ _CUSTOMER_BY_ID = select_columns(*_CUSTOMER.columns).where(
 
 
 async def customer_by_claims(
-    session: AsyncSession, claims: CustomerClaims, *, environment: str
+    connection: AsyncConnection, claims: CustomerClaims, *, environment: str
 ) -> Customer | None:
     """The customer a verified customer token names, if it still belongs to the token's
     project and the token was issued in this environment. Read as a Core row (every
     customer-authenticated request runs it: the ORM's loading cost more than the read)."""
-    connection = await session.connection()
     params = {"customer_id": claims.customer_id}
     row = (await connection.execute(_CUSTOMER_BY_ID, params)).first()
     customer = _CUSTOMER.load(row, connection.dialect) if row is not None else None

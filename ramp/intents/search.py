@@ -67,4 +67,4 @@ async def search_intents(
         conditions.append(INTENT.updated_at < filters.updated_to)
     async with db() as session:
         await read_snapshot(session)
-        return await page_of_views(session, conditions, page)
+        return await page_of_views(await session.connection(), conditions, page)

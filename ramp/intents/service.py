@@ -299,7 +299,7 @@ class IntentService:
 
     async def get(self, customer_id: str, intent_id: str) -> IntentView:
         async with self._db() as session:
-            return await read_view(session, customer_id, intent_id)
+            return await read_view(await session.connection(), customer_id, intent_id)
 
     async def transaction(self, customer_id: str, intent_id: str) -> TransactionRow:
         """The transaction of one of the customer's intents; NotFound before it exists."""
@@ -319,7 +319,8 @@ class IntentService:
         """The customer's intents, newest first."""
         async with self._db() as session:
             await read_snapshot(session)
-            return await page_of_views(session, [INTENT.customer_id == customer_id], page)
+            customer = INTENT.customer_id == customer_id
+            return await page_of_views(await session.connection(), [customer], page)
 
     async def _replayed(self, customer_id: str, intent_id: str) -> OpenedIntent:
         """The intent as it is now, for a call that did not create it."""

@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from sqlalchemy import ColumnElement, Dialect, Row, bindparam, select
+from sqlalchemy.ext.asyncio import AsyncConnection
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from ramp.db import keyset
@@ -77,13 +78,12 @@ _STEPS_OF = select(*_STEP.columns).where(
 INTENT = _INTENT.table.c
 
 
-async def read_view(session: AsyncSession, customer_id: str, intent_id: str) -> IntentView:
+async def read_view(connection: AsyncConnection, customer_id: str, intent_id: str) -> IntentView:
     """One of the customer's intents (NotFound for another's: it does not exist, as far
     as this caller knows), in one statement: a row per compliance step (one without
     steps), each with the intent, its transaction (or none) and its accounts. Read as
     Core rows; the intent, its transaction and its accounts are built from the first
     row only (each account decrypted once)."""
-    connection = await session.connection()
     params = {"customer_id": customer_id, "intent_id": intent_id}
     rows = (await connection.execute(_ONE_VIEW, params)).all()
     if not rows:
@@ -93,12 +93,11 @@ async def read_view(session: AsyncSession, customer_id: str, intent_id: str) -> 
 
 
 async def page_of_views(
-    session: AsyncSession, conditions: Sequence[ColumnElement[bool]], page: PageRequest
+    connection: AsyncConnection, conditions: Sequence[ColumnElement[bool]], page: PageRequest
 ) -> Page[IntentView]:
     """A page of the intents that match `conditions` (over `INTENT`'s columns), newest
     first, in two statements whatever its size: the intents joined to their accounts
     and transactions (a row each), then all their steps. Call it in a read snapshot."""
-    connection = await session.connection()
     heads = select(*_HEAD_COLUMNS).select_from(_HEADS).where(*conditions)
     query = keyset.newest_first(heads, INTENT.created_at, INTENT.id, page)
     rows = (await connection.execute(query)).all()
