@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import tempfile
 from pathlib import Path
 
 from cryptography.fernet import Fernet
@@ -44,15 +46,26 @@ def dev_keys(data_dir: Path) -> dict[str, str]:
     Kept so that a second `ramp dev` can still decrypt what the first one stored.
     """
     path = data_dir / "keys.json"
-    if path.exists():
-        keys: dict[str, str] = json.loads(path.read_text())
-        return keys
-    private_dir(data_dir)
-    keys = generated_keys()
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    with os.fdopen(fd, "w") as file:
-        json.dump(keys, file)
+    if not path.exists():
+        private_dir(data_dir)
+        _create_once(path, generated_keys())
+    keys: dict[str, str] = json.loads(path.read_text())
     return keys
+
+
+def _create_once(path: Path, keys: dict[str, str]) -> None:
+    """Writes `keys` to `path` unless another process got there first: processes started
+    together on a new data dir (an API and a dispatcher, say) each generate keys, and
+    all must end up with one set. The file is written aside (mode 0600) and linked into
+    place, so it appears whole, and the first link wins; the others read it."""
+    fd, aside = tempfile.mkstemp(dir=path.parent, prefix=".keys-", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w") as file:
+            json.dump(keys, file)
+        with contextlib.suppress(FileExistsError):
+            os.link(aside, path)
+    finally:
+        os.unlink(aside)
 
 
 def replace_dev_encryption_keys(data_dir: Path, keys: str) -> None:
