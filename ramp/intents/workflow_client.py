@@ -23,6 +23,7 @@ from temporalio.client import (
 from temporalio.common import WorkflowIDConflictPolicy, WorkflowIDReusePolicy
 from temporalio.service import RPCError, RPCStatusCode
 
+from ramp.errors import IntentError, Unavailable
 from ramp.intents.clock import ADVANCE_CLOCK, ClockAdvance, ClockAdvanced
 from ramp.intents.lifecycle import workflow_id
 from ramp.intents.models import (
@@ -98,28 +99,38 @@ class IntentWorkflowClient:
             raise
         return opened
 
-    async def execute(self, intent_id: str, update_id: str, rpc_timeout: timedelta) -> IntentState:
-        try:
-            executed: IntentState = await self._handle(intent_id).execute_update(
-                EXECUTE, id=update_id, result_type=IntentState, rpc_timeout=rpc_timeout
-            )
-        except WorkflowUpdateFailedError as error:
-            raise _refusal(error) from None
-        except RPCError as error:
-            raise _ended(error) from None
-        return executed
+    async def execute(self, intent_id: str, update_id: str, wait: timedelta) -> IntentState:
+        """The `execute` update, answered within `wait` or `Unavailable` (503)."""
+        return await self._bounded_update(EXECUTE, intent_id, update_id, wait)
 
-    async def cancel(self, intent_id: str, update_id: str, rpc_timeout: timedelta) -> IntentState:
-        """The customer's cancellation (the `cancel` update, IntentWorkflow)."""
+    async def cancel(self, intent_id: str, update_id: str, wait: timedelta) -> IntentState:
+        """The customer's cancellation (the `cancel` update, IntentWorkflow), answered
+        within `wait` or `Unavailable` (503)."""
+        return await self._bounded_update(CANCEL, intent_id, update_id, wait)
+
+    async def _bounded_update(
+        self, update: str, intent_id: str, update_id: str, wait: timedelta
+    ) -> IntentState:
+        """An update whose handler waits on a provider (ramp/intents/waits.py). An RPC
+        longer than the server's long poll (20 s) is not an error to the SDK: the server
+        answers "not yet" and the SDK asks again, with no deadline of its own. So the
+        whole wait is bounded here; the RPC's own timeout only lets each poll run."""
         try:
-            cancelled: IntentState = await self._handle(intent_id).execute_update(
-                CANCEL, id=update_id, result_type=IntentState, rpc_timeout=rpc_timeout
-            )
+            async with asyncio.timeout(wait.total_seconds()):
+                state: IntentState = await self._handle(intent_id).execute_update(
+                    update, id=update_id, result_type=IntentState, rpc_timeout=wait
+                )
+        except TimeoutError:
+            raise Unavailable(
+                IntentError.TEMPORARILY_UNAVAILABLE,
+                f"the intent's workflow did not answer within {wait.total_seconds():.0f} s; "
+                "retry the request",
+            ) from None
         except WorkflowUpdateFailedError as error:
             raise _refusal(error) from None
         except RPCError as error:
             raise _ended(error) from None
-        return cancelled
+        return state
 
     async def submit_step(
         self, intent_id: str, submission: StepSubmission, rpc_timeout: timedelta
