@@ -118,8 +118,9 @@ ERROR_MEANINGS: dict[str, str] = {
     IntentError.PROVIDER_ERROR: "The provider did not accept the order (502); `details` "
     "has its reason",
     IntentError.TEMPORARILY_UNAVAILABLE: "Our dependencies did not answer, or the service "
-    "failed placing the order (503); nothing was created: retry with the same "
-    "Idempotency-Key (`details.idempotencyKey` when you sent none)",
+    "failed placing the order (503); retry with the same Idempotency-Key "
+    "(`details.idempotencyKey` when you sent none). A create may have stored the intent "
+    "(`details.intentId`); an order the service failed to place created nothing",
     IntentError.INTENT_NOT_CANCELLABLE: "Too late to cancel (409); `details.reason` is "
     "DEPOSIT_RECEIVED or INTENT_CLOSED",
     CancelRefusal.DEPOSIT_RECEIVED: "(`details.reason`) The provider holds the deposit: "
