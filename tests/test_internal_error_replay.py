@@ -60,7 +60,7 @@ async def test_the_kept_order_replays_with_its_state() -> None:
     assert lookups == ["select_and_check_requirements"]
 
 
-async def test_code_without_the_patch_breaks_the_keptrecorded(
+async def test_code_without_the_patch_breaks_the_kept_history(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """The patch's branch removed (the failed order fails the intent over, as before):

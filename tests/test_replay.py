@@ -31,14 +31,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from temporalio.client import WorkflowHistory
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.worker import Replayer
 from temporalio.workflow import NondeterminismError
 
 from tests.histories.changed import SecondsClockWorkflow, SwappedLookupsWorkflow
 from tests.histories.record import HISTORIES, PATHS
-from tests.histories.snapshots import differences, replay, state_file
+from tests.histories.snapshots import differences, recorded, replay, state_file
 from worker import workflow_runner
 from workflows.intents import IntentWorkflow
 
@@ -54,11 +53,6 @@ def _replayer(*workflows: type) -> Replayer:
     )
 
 
-def _history(file: Path) -> WorkflowHistory:
-    # The workflow id plays no part in IntentWorkflow's decisions.
-    return WorkflowHistory.from_json(f"replay-{file.stem}", file.read_text())
-
-
 def test_every_path_has_a_recorded_history() -> None:
     """A deleted (or unrecorded) history must fail, not silently drop out of the guard."""
     recorded = {file.stem.removeprefix("intent_") for file in HISTORY_FILES}
@@ -69,7 +63,7 @@ def test_every_path_has_a_recorded_history() -> None:
 @pytest.mark.parametrize("file", HISTORY_FILES, ids=[file.stem for file in HISTORY_FILES])
 async def test_history_replays_on_current_code(file: Path) -> None:
     """Same commands, and the same state: updates' answers, projection writes, result."""
-    history = _history(file)
+    history = recorded(file)
     replayed = await replay(history, IntentWorkflow)
     assert differences(history, replayed, state_file(file)) == []
 
@@ -78,7 +72,7 @@ async def test_history_replays_on_current_code(file: Path) -> None:
 async def test_incompatible_change_fails_the_replay(file: Path) -> None:
     """The guard can fail: each history notices activities run in another order."""
     replayer = _replayer(SwappedLookupsWorkflow)
-    history = _history(file)
+    history = recorded(file)
     # The recorded marker is select_provider (select_and_check_requirements since
     # lookup-one-activity); the changed code asks for check_requirements.
     with pytest.raises(NondeterminismError, match=r"select_(provider|and_check_requirements)"):
@@ -95,7 +89,7 @@ OPENED_FILES = [f for f in HISTORY_FILES if "refused" not in f.stem]
 @pytest.mark.parametrize("file", OPENED_FILES, ids=[file.stem for file in OPENED_FILES])
 async def test_a_lifecycle_change_with_the_same_commands_fails_the_replay(file: Path) -> None:
     """Timestamps cut to the second: the commands replay, the state does not."""
-    history = _history(file)
+    history = recorded(file)
     result = await _replayer(SecondsClockWorkflow).replay_workflow(history)
     assert result.replay_failure is None  # what a command-only guard would have passed
     replayed = await replay(history, SecondsClockWorkflow)
