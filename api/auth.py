@@ -16,6 +16,7 @@ from api.errors import unauthorized
 from api.services import services
 from api.throttling import charge_project, record_auth_failure, refuse_while_throttled
 from ramp.authentication import (
+    claimed_customer,
     customer_by_claims,
     project_by_client_credentials,
     routed_project_by_client_credentials,
@@ -26,7 +27,7 @@ from ramp.db.types import utcnow
 from ramp.observability import context
 from ramp.projects import project_providers
 from ramp.security.credentials import CLIENT_ID_SHAPE
-from ramp.security.tokens import InvalidToken
+from ramp.security.tokens import CustomerClaims, InvalidToken
 
 BASIC_CHALLENGE = 'Basic realm="ramp", charset="UTF-8"'
 BEARER_CHALLENGE = 'Bearer realm="ramp"'
@@ -149,21 +150,35 @@ async def authenticate_customer(
     cached: Customer | None = request.scope.get(_CUSTOMER)
     if cached is not None:
         return cached
+    claims = customer_claims(request)
+    environment = services(request).settings.ramp_env
+    if connection is not None:
+        customer = await customer_by_claims(connection, claims, environment=environment)
+    else:
+        async with services(request).engine.connect() as own:
+            customer = await customer_by_claims(own, claims, environment=environment)
+    return await admit_customer(request, claims, customer)
+
+
+def customer_claims(request: Request) -> CustomerClaims:
+    """The verified claims of the request's customer token (401 without a valid one):
+    no database is read to check them."""
     token = _authorization(request, "Bearer", BEARER_CHALLENGE)
-    app = services(request)
     try:
-        claims = app.tokens.verify_customer_token(token)
+        return services(request).tokens.verify_customer_token(token)
     except InvalidToken as error:
         code = "TOKEN_EXPIRED" if error.expired else "INVALID_TOKEN"
         raise unauthorized(
             code, f"{error.reason}: obtain a new one with POST /customers", BEARER_CHALLENGE
         ) from error
-    environment = app.settings.ramp_env
-    if connection is not None:
-        customer = await customer_by_claims(connection, claims, environment=environment)
-    else:
-        async with app.engine.connect() as own:
-            customer = await customer_by_claims(own, claims, environment=environment)
+
+
+async def admit_customer(
+    request: Request, claims: CustomerClaims, found: Customer | None
+) -> Customer:
+    """The customer of `claims`, given the row read for its id (`found`, None if there
+    is none): 401 unless the token may act as it, then charged to its project's rate."""
+    customer = claimed_customer(found, claims, environment=services(request).settings.ramp_env)
     if customer is None:
         raise unauthorized("INVALID_TOKEN", "token is invalid", BEARER_CHALLENGE)
     await charge_project(request, customer.project_id)

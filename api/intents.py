@@ -13,7 +13,7 @@ from urllib.parse import urlencode
 from starlette.requests import Request
 from starlette.responses import Response
 
-from api.auth import authenticate_customer
+from api.auth import admit_customer, authenticate_customer, customer_claims
 from api.body import read_json, read_json_object, validate_body
 from api.idempotency import REPLAYED_HEADERS
 from api.pagination import next_page_link, page_request
@@ -34,11 +34,12 @@ from api.schemas import (
 )
 from api.services import Services, services
 from ramp.db.tables import Customer, IntentRow
+from ramp.errors import NotFound
 from ramp.intents.inline_accounts import InlineAccounts
 from ramp.intents.lifecycle import workflow_id
 from ramp.intents.service import IntentOrder, IntentService
 from ramp.intents.states import TERMINAL_INTENT_STATUSES, IntentStatus
-from ramp.intents.views import IntentView, read_view
+from ramp.intents.views import IntentView, read_view_with_customer
 from ramp.intents.workflow_client import IntentWorkflowClient
 
 IDEMPOTENCY_HEADER = "idempotency-key"
@@ -103,13 +104,19 @@ async def list_intents(request: Request) -> Response:
 
 
 async def get_intent(request: Request) -> Response:
-    """GET /intent/{id}: no body to wait for, so one connection serves the
-    authentication and the read (ramp/intents/views.py: one statement). Both read Core
-    rows: no ORM session to open and close."""
+    """GET /intent/{id}: no body to wait for, so one statement reads the token's
+    customer and the intent (ramp/intents/views.py), as Core rows: no ORM session to
+    open and close. The token is checked against the customer's row before anything of
+    the intent is used, as `authenticate_customer` checks it."""
     app = services(request)
+    claims = customer_claims(request)
     async with app.engine.connect() as connection:
-        customer = await authenticate_customer(request, connection)
-        view = await read_view(connection, customer.id, request.path_params["id"])
+        found, view = await read_view_with_customer(
+            connection, claims.customer_id, request.path_params["id"]
+        )
+    await admit_customer(request, claims, found)
+    if view is None:
+        raise NotFound("intent")
     return json_resource(render_intent(app, view))
 
 

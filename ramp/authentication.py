@@ -98,6 +98,15 @@ async def customer_by_claims(
     params = {"customer_id": claims.customer_id}
     row = (await connection.execute(_CUSTOMER_BY_ID, params)).first()
     customer = _CUSTOMER.load(row, connection.dialect) if row is not None else None
+    return claimed_customer(customer, claims, environment=environment)
+
+
+def claimed_customer(
+    customer: Customer | None, claims: CustomerClaims, *, environment: str
+) -> Customer | None:
+    """`customer` (the row of the token's customer id, if any) if the token may act as
+    it: it still belongs to the token's project, and the token was issued in this
+    environment."""
     if (
         customer is None
         or customer.project_id != claims.project_id

@@ -19,6 +19,8 @@ from ramp.catalog import provider_by_code
 from ramp.config import Settings
 from ramp.intents.lifecycle import workflow_id
 from ramp.intents.service import intent_id_for_key
+from ramp.security.tokens import CustomerClaims, TokenService
+from tests.helpers.errors import assert_envelope
 from tests.helpers.payments import (
     ACH,
     ATLAS,
@@ -757,6 +759,39 @@ async def test_customers_only_see_their_own_intents(
         "/destExternalAccountId",
     ]
     assert (await client.get("/v1/intent/unknown", headers=bearer(token))).status_code == 404
+
+
+async def test_an_intent_is_read_only_with_a_token_its_customer_may_use(
+    client: httpx.AsyncClient,
+    project: ProjectCredentials,
+    customer: dict[str, Any],
+    migrated: Settings,
+) -> None:
+    """`GET /v1/intent/{id}` reads the token's customer and the intent in one statement:
+    a token of a project, environment or customer that is not the intent's is refused
+    as on every other customer endpoint (401), before anything of the intent is shown;
+    only its own customer reads it."""
+    token = customer["access_token"]
+    accounts = await register_accounts(client, token)
+    intent_id = (await create_intent(client, token, accounts)).json()["intent"]["id"]
+    tokens = TokenService.from_settings(migrated)
+    organization = project.organization_id
+    for claims in (
+        CustomerClaims("no-such-customer", project.project_id, organization, "sandbox"),
+        CustomerClaims(customer["id"], "another-project", organization, "sandbox"),
+        CustomerClaims(customer["id"], project.project_id, organization, "production"),
+    ):
+        refused = bearer(tokens.issue_customer_token(claims))
+        for path in (f"/v1/intent/{intent_id}", "/v1/intent/unknown"):
+            assert_envelope(await client.get(path, headers=refused), 401, "INVALID_TOKEN")
+    own = CustomerClaims(customer["id"], project.project_id, organization, "sandbox")
+    read = await client.get(
+        f"/v1/intent/{intent_id}", headers=bearer(tokens.issue_customer_token(own))
+    )
+    assert read.status_code == 200, read.text
+    assert read.json()["intent"]["id"] == intent_id
+    missing = await client.get("/v1/intent/unknown", headers=bearer(token))
+    assert_envelope(missing, 404, "NOT_FOUND")
 
 
 async def test_intent_endpoints_need_a_customer_token(

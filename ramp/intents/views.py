@@ -21,7 +21,13 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 from ramp.db import keyset
 from ramp.db.keyset import Page, PageRequest
 from ramp.db.rows import ModelColumns, slices
-from ramp.db.tables import ComplianceStepRow, ExternalAccount, IntentRow, TransactionRow
+from ramp.db.tables import (
+    ComplianceStepRow,
+    Customer,
+    ExternalAccount,
+    IntentRow,
+    TransactionRow,
+)
 from ramp.errors import NotFound
 from ramp.external_accounts.lookup import accounts_by_id
 
@@ -71,6 +77,37 @@ _ONE_VIEW = (
         _INTENT.table.c.customer_id == bindparam("customer_id"),
     )
 )
+# The same read with its caller's customer row, for `GET /v1/intent/{id}`: the customer
+# token's check and the read in one round trip. The customer's row comes whether or not
+# the intent is found (outer joins all the way), so that an unknown customer is told
+# apart from an intent it does not have.
+_CUSTOMER = ModelColumns(Customer)
+_AT_CUSTOMER = slice(
+    len(_HEAD_COLUMNS) + len(_STEP), len(_HEAD_COLUMNS) + len(_STEP) + len(_CUSTOMER)
+)
+_WITH_CUSTOMER = (
+    select(*_HEAD_COLUMNS, *_STEP.columns, *_CUSTOMER.columns)
+    .select_from(
+        _CUSTOMER.table.outerjoin(
+            _INTENT.table,
+            (_INTENT.table.c.customer_id == _CUSTOMER.table.c.id)
+            & (_INTENT.table.c.id == bindparam("intent_id")),
+        )
+        .outerjoin(
+            _SOURCE.table,
+            (_SOURCE.table.c.id == _INTENT.table.c.src_account_id)
+            & (_SOURCE.table.c.customer_id == _INTENT.table.c.customer_id),
+        )
+        .outerjoin(
+            _DESTINATION.table,
+            (_DESTINATION.table.c.id == _INTENT.table.c.dest_account_id)
+            & (_DESTINATION.table.c.customer_id == _INTENT.table.c.customer_id),
+        )
+        .outerjoin(_TRANSACTION.table, _TRANSACTION.table.c.intent_id == _INTENT.table.c.id)
+        .outerjoin(_STEP.table, _STEP.table.c.intent_id == _INTENT.table.c.id)
+    )
+    .where(_CUSTOMER.table.c.id == bindparam("customer_id"))
+)
 _STEPS_OF = select(*_STEP.columns).where(
     _STEP.table.c.intent_id.in_(bindparam("intent_ids", expanding=True))
 )
@@ -90,6 +127,32 @@ async def read_view(connection: AsyncConnection, customer_id: str, intent_id: st
         raise NotFound("intent")
     steps = (_STEP.load_found(row[_AT_STEP], connection.dialect) for row in rows)
     return _view(rows[0], [step for step in steps if step is not None], connection.dialect)
+
+
+async def read_view_with_customer(
+    connection: AsyncConnection, customer_id: str, intent_id: str
+) -> tuple[Customer | None, IntentView | None]:
+    """The customer row of `customer_id` (None if there is none) and, if it has one, its
+    intent `intent_id` (None if not), in one statement: as `read_view`, for a caller
+    that has yet to check the customer (its token's claims, ramp/authentication.py)."""
+    params = {"customer_id": customer_id, "intent_id": intent_id}
+    rows = (await connection.execute(_WITH_CUSTOMER, params)).all()
+    if not rows:
+        return None, None
+    dialect = connection.dialect
+    customer = _CUSTOMER.load(rows[0][_AT_CUSTOMER], dialect)
+    first = rows[0]
+    intent = _INTENT.load_found(first[_AT_INTENT], dialect)
+    source = _SOURCE.load_found(first[_AT_SOURCE], dialect)
+    destination = _DESTINATION.load_found(first[_AT_DESTINATION], dialect)
+    if intent is None or source is None or destination is None:
+        return customer, None  # as the inner joins of `read_view` would find nothing
+    steps = (_STEP.load_found(row[_AT_STEP], dialect) for row in rows)
+    transaction = _TRANSACTION.load_found(first[_AT_TRANSACTION], dialect)
+    view = IntentView(
+        intent, [step for step in steps if step is not None], transaction, source, destination
+    )
+    return customer, view
 
 
 async def page_of_views(
