@@ -26,6 +26,7 @@ from tests.helpers.payments import ACH, SEPA, bank, create_intent, register_acco
 from tests.helpers.projects import ProjectCredentials
 
 EMAIL = "alex.morgan@example.com"
+OTHER_EMAIL = "sam.rivera@example.test"
 SIGNER = "0x" + "cd" * 20
 # Everything here identifies a person or an account: none may be stored in plain text.
 SECRETS = [
@@ -36,6 +37,7 @@ SECRETS = [
     SEPA["beneficiary"]["taxId"],
     "Alex Morgan",
     EMAIL,
+    OTHER_EMAIL,
     SIGNER,
 ]
 
@@ -75,6 +77,13 @@ async def test_account_identifiers_and_customer_data_are_stored_encrypted(
     created = await client.post("/v1/customers", json=body, headers=project.basic)
     assert created.status_code == 201, created.text
     token = created.json()["access_token"]
+    # Without a subject token, a customer is written and read back as Core rows.
+    plain = {"id": "user-at-rest-2", "metadata": {"email": OTHER_EMAIL}}
+    first = await client.post("/v1/customers", json=plain, headers=project.basic)
+    assert first.status_code == 201, first.text
+    again = await client.post("/v1/customers", json={"id": "user-at-rest-2"}, headers=project.basic)
+    assert again.status_code == 200, again.text
+    assert again.json()["metadata"] == {"email": OTHER_EMAIL}
     usd = await register_accounts(client, token)
     eur = await register_accounts(
         client, token, "EUR", "USDC_ETHEREUM", bank(SEPA), wallet("USDC_ETHEREUM")
