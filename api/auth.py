@@ -41,13 +41,15 @@ _PROJECT = "ramp.authenticated_project"
 _CUSTOMER = "ramp.authenticated_customer"
 
 
-async def _in_session(
-    request: Request, session: AsyncSession | None, lookup: Callable[[AsyncSession], Awaitable[T]]
+async def _on_connection(
+    request: Request,
+    session: AsyncSession | None,
+    lookup: Callable[[AsyncConnection], Awaitable[T]],
 ) -> T:
     if session is not None:
-        return await lookup(session)
-    # A session of its own, closed before the handler goes on (to read the body, say).
-    async with services(request).db() as own:
+        return await lookup(await session.connection())
+    # A connection of its own, closed before the handler goes on (to read the body, say).
+    async with services(request).engine.connect() as own:
         return await lookup(own)
 
 
@@ -64,8 +66,9 @@ def _authorization(request: Request, scheme: str, challenge: str) -> str:
 
 
 async def authenticate_project(request: Request, session: AsyncSession | None = None) -> Project:
-    """The project whose client credentials the request carries, looked up in `session`
-    or, without one, in a session of its own that is closed before this returns.
+    """The project whose client credentials the request carries, looked up on the
+    connection of `session` or, without one, on a connection of its own that is closed
+    before this returns.
 
     Failed checks are counted per (client id, address) and per address
     (api/throttling.py); past either limit the secret is not even compared.
@@ -77,16 +80,15 @@ async def authenticate_project(request: Request, session: AsyncSession | None = 
     return await _authenticated(request, session, project_by_client_credentials, lambda p: p)
 
 
-async def authenticate_routed_project(
-    request: Request, session: AsyncSession
-) -> tuple[Project, tuple[Provider, ...]]:
+async def authenticate_routed_project(request: Request) -> tuple[Project, tuple[Provider, ...]]:
     """As `authenticate_project`, with the providers the project routes through, found
-    by the same statement (the catalog's reads)."""
+    by the same statement (the catalog's reads), on a connection of its own."""
     cached: Project | None = request.scope.get(_PROJECT)
     if cached is not None:
-        return cached, await project_providers(session, cached)
+        async with services(request).db() as session:
+            return cached, await project_providers(session, cached)
     routed = await _authenticated(
-        request, session, routed_project_by_client_credentials, lambda r: r.project
+        request, None, routed_project_by_client_credentials, lambda r: r.project
     )
     return routed.project, routed.providers
 
@@ -94,7 +96,7 @@ async def authenticate_routed_project(
 class _CredentialsLookup(Protocol[T_co]):
     def __call__(
         self,
-        session: AsyncSession,
+        connection: AsyncConnection,
         client_id: str,
         client_secret: str,
         *,
@@ -124,7 +126,7 @@ async def _authenticated(
         # A client id we could never have issued is not worth a database query.
         await record_auth_failure(request, None)
         raise unauthorized("INVALID_CREDENTIALS", "invalid client credentials", BASIC_CHALLENGE)
-    found = await _in_session(
+    found = await _on_connection(
         request,
         session,
         lambda db: lookup(

@@ -35,11 +35,10 @@ def _hinted(response: Response, providers: tuple[Provider, ...]) -> Response:
 
 
 async def authenticated_providers(request: Request) -> tuple[Provider, ...]:
-    """The providers of the project whose credentials the request carries (no body to
-    read: one session, one statement for both)."""
-    async with services(request).db() as session:
-        _, providers = await authenticate_routed_project(request, session)
-        return providers
+    """The providers of the project whose credentials the request carries (one
+    statement for both)."""
+    _, providers = await authenticate_routed_project(request)
+    return providers
 
 
 async def list_supported_currencies(request: Request) -> Response:

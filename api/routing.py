@@ -8,10 +8,11 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute
 
+from api.auth import authenticate_project
 from api.body import read_json
 from api.operations import ApiRoute, Operation, path_parameter
 from api.render import json_resource
-from api.sandbox import _project, _sandbox
+from api.sandbox import _sandbox
 from api.schemas import routing as routing_schemas
 from api.schemas.routing import SandboxProviderBehaviourBody, SandboxProviderBehaviourResource
 from ramp.routing import behaviour
@@ -19,7 +20,7 @@ from ramp.routing import behaviour
 
 async def set_provider_behaviour(request: Request) -> Response:
     app = _sandbox(request)
-    project = await _project(request, app)
+    project = await authenticate_project(request)
     body = await read_json(request, SandboxProviderBehaviourBody)
     async with app.db() as session:
         found = await behaviour.set_behaviour(

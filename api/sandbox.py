@@ -26,7 +26,6 @@ from api.schemas import (
 from api.schemas.sandbox_clock import SandboxClockAdvance, SandboxClockAdvanced
 from api.services import Services, services
 from ramp.config import Environment
-from ramp.db.tables import Project
 from ramp.intents.sandbox import SandboxService
 from ramp.intents.workflow_client import IntentWorkflowClient
 from ramp.sandbox_clock import SandboxClock
@@ -43,16 +42,9 @@ def _service(app: Services) -> SandboxService:
     return SandboxService(app.db, IntentWorkflowClient(app.temporal, app.settings.task_queue))
 
 
-async def _project(request: Request, app: Services) -> Project:
-    """The caller, authenticated in a session of its own: none is held while the body
-    arrives."""
-    async with app.db() as session:
-        return await authenticate_project(request, session)
-
-
 async def report_transaction_event(request: Request) -> Response:
     app = _sandbox(request)
-    project = await _project(request, app)
+    project = await authenticate_project(request)
     body = await read_json(request, SandboxProviderEvent)
     event = await _service(app).report_transaction_event(
         project.id, request.path_params["id"], body.type, body.reason
@@ -65,7 +57,7 @@ async def report_transaction_event(request: Request) -> Response:
 
 async def record_step_outcome(request: Request) -> Response:
     app = _sandbox(request)
-    project = await _project(request, app)
+    project = await authenticate_project(request)
     body = await read_json(request, SandboxStepOutcome)
     intent_id = request.path_params["intentId"]
     update = await _service(app).record_step_outcome(
@@ -79,7 +71,7 @@ async def record_step_outcome(request: Request) -> Response:
 
 async def advance_intent_clock(request: Request) -> Response:
     app = _sandbox(request)
-    project = await _project(request, app)
+    project = await authenticate_project(request)
     body = await read_json(request, SandboxClockAdvance)
     clock = SandboxClock(app.db, IntentWorkflowClient(app.temporal, app.settings.task_queue))
     moved = await clock.advance(project.id, request.path_params["intentId"], body.seconds)

@@ -10,8 +10,7 @@ from datetime import datetime
 from sqlalchemy import and_, bindparam
 from sqlalchemy import select as select_columns
 from sqlalchemy.ext.asyncio import AsyncConnection
-from sqlmodel import col, select
-from sqlmodel.ext.asyncio.session import AsyncSession
+from sqlmodel import col
 
 from ramp.catalog import Provider, providers_for
 from ramp.db.rows import ModelColumns
@@ -31,39 +30,58 @@ class RoutedProject:
 
 
 # Statements built once, with their cache keys: every authenticated request runs one,
-# and making it costs about what running it does.
-_PROJECT = select(Project).where(col(Project.client_id) == bindparam("client_id"))
+# and making it costs about what running it does. Both read Core rows: the project is a
+# read-only copy (ramp/db/rows.py), to check the credentials and scope the request; a
+# use case that changes a project loads it again by its id.
+_PROJECT = ModelColumns(Project)
+_PROJECT_BY_CLIENT_ID = select_columns(*_PROJECT.columns).where(
+    _PROJECT.table.c.client_id == bindparam("client_id")
+)
 
 
 async def project_by_client_credentials(
-    session: AsyncSession, client_id: str, client_secret: str, *, environment: str, now: datetime
+    connection: AsyncConnection,
+    client_id: str,
+    client_secret: str,
+    *,
+    environment: str,
+    now: datetime,
 ) -> Project | None:
     """The project these credentials authenticate in this environment, or None."""
-    found = await session.exec(_PROJECT, params={"client_id": client_id})
-    project = found.first()
+    row = (await connection.execute(_PROJECT_BY_CLIENT_ID, {"client_id": client_id})).first()
+    project = _PROJECT.load(row, connection.dialect) if row is not None else None
     return project if _authenticates(project, client_secret, environment, now) else None
 
 
 # The project of a client id, a row per provider account in its routing (its provider's
 # code; one row with none when it has none).
 _ROUTED_PROJECT = (
-    select(Project, ProviderAccount.provider_code)
-    .outerjoin(ProviderAccount, and_(col(ProviderAccount.project_id) == Project.id, *IN_ROUTING))
-    .where(col(Project.client_id) == bindparam("client_id"))
+    select_columns(*_PROJECT.columns, col(ProviderAccount.provider_code))
+    .select_from(
+        _PROJECT.table.outerjoin(
+            ProviderAccount, and_(col(ProviderAccount.project_id) == Project.id, *IN_ROUTING)
+        )
+    )
+    .where(_PROJECT.table.c.client_id == bindparam("client_id"))
 )
 
 
 async def routed_project_by_client_credentials(
-    session: AsyncSession, client_id: str, client_secret: str, *, environment: str, now: datetime
+    connection: AsyncConnection,
+    client_id: str,
+    client_secret: str,
+    *,
+    environment: str,
+    now: datetime,
 ) -> RoutedProject | None:
     """As `project_by_client_credentials`, with the project's providers, in one
     statement (the catalog's reads: one round trip where two were)."""
-    rows = (await session.exec(_ROUTED_PROJECT, params={"client_id": client_id})).all()
-    project = rows[0][0] if rows else None
+    rows = (await connection.execute(_ROUTED_PROJECT, {"client_id": client_id})).all()
+    project = _PROJECT.load(rows[0][: len(_PROJECT)], connection.dialect) if rows else None
     if not _authenticates(project, client_secret, environment, now):
         return None
     assert project is not None
-    codes = {code for _, code in rows if code is not None}
+    codes = {row[len(_PROJECT)] for row in rows if row[len(_PROJECT)] is not None}
     routing = tuple(p for p in providers_for(project.environment) if p.code in codes)
     return RoutedProject(project, routing)
 

@@ -123,8 +123,13 @@ async def test_project_lookups_and_settings(
     project: ProjectCredentials,
 ) -> None:
     async with sessions() as session:
+        connection = await session.connection()
         found = await project_by_client_credentials(
-            session, project.client_id, project.client_secret, environment="sandbox", now=utcnow()
+            connection,
+            project.client_id,
+            project.client_secret,
+            environment="sandbox",
+            now=utcnow(),
         )
         assert found is not None
         assert found.id == project.project_id
@@ -133,7 +138,7 @@ async def test_project_lookups_and_settings(
         for secret, environment in (wrong_secret, wrong_environment):
             assert (
                 await project_by_client_credentials(
-                    session, project.client_id, secret, environment=environment, now=utcnow()
+                    connection, project.client_id, secret, environment=environment, now=utcnow()
                 )
                 is None
             )
