@@ -54,24 +54,26 @@ _STEP = ModelColumns(ComplianceStepRow)
 _AT_INTENT, _AT_SOURCE, _AT_DESTINATION, _AT_TRANSACTION, _AT_STEP = slices(
     _INTENT, _SOURCE, _DESTINATION, _TRANSACTION, _STEP
 )
-# An intent with its accounts (its customer's only) and its transaction, if any.
+# How an intent's rows join: its two accounts (its customer's only), its transaction and
+# its steps.
+_ITS_SOURCE = (_SOURCE.table.c.id == _INTENT.table.c.src_account_id) & (
+    _SOURCE.table.c.customer_id == _INTENT.table.c.customer_id
+)
+_ITS_DESTINATION = (_DESTINATION.table.c.id == _INTENT.table.c.dest_account_id) & (
+    _DESTINATION.table.c.customer_id == _INTENT.table.c.customer_id
+)
+_ITS_TRANSACTION = _TRANSACTION.table.c.intent_id == _INTENT.table.c.id
+_ITS_STEPS = _STEP.table.c.intent_id == _INTENT.table.c.id
+# An intent with its accounts and its transaction, if any.
 _HEADS = (
-    _INTENT.table.join(
-        _SOURCE.table,
-        (_SOURCE.table.c.id == _INTENT.table.c.src_account_id)
-        & (_SOURCE.table.c.customer_id == _INTENT.table.c.customer_id),
-    )
-    .join(
-        _DESTINATION.table,
-        (_DESTINATION.table.c.id == _INTENT.table.c.dest_account_id)
-        & (_DESTINATION.table.c.customer_id == _INTENT.table.c.customer_id),
-    )
-    .outerjoin(_TRANSACTION.table, _TRANSACTION.table.c.intent_id == _INTENT.table.c.id)
+    _INTENT.table.join(_SOURCE.table, _ITS_SOURCE)
+    .join(_DESTINATION.table, _ITS_DESTINATION)
+    .outerjoin(_TRANSACTION.table, _ITS_TRANSACTION)
 )
 _HEAD_COLUMNS = (*_INTENT.columns, *_SOURCE.columns, *_DESTINATION.columns, *_TRANSACTION.columns)
 _ONE_VIEW = (
     select(*_HEAD_COLUMNS, *_STEP.columns)
-    .select_from(_HEADS.outerjoin(_STEP.table, _STEP.table.c.intent_id == _INTENT.table.c.id))
+    .select_from(_HEADS.outerjoin(_STEP.table, _ITS_STEPS))
     .where(
         _INTENT.table.c.id == bindparam("intent_id"),
         _INTENT.table.c.customer_id == bindparam("customer_id"),
@@ -93,18 +95,10 @@ _WITH_CUSTOMER = (
             (_INTENT.table.c.customer_id == _CUSTOMER.table.c.id)
             & (_INTENT.table.c.id == bindparam("intent_id")),
         )
-        .outerjoin(
-            _SOURCE.table,
-            (_SOURCE.table.c.id == _INTENT.table.c.src_account_id)
-            & (_SOURCE.table.c.customer_id == _INTENT.table.c.customer_id),
-        )
-        .outerjoin(
-            _DESTINATION.table,
-            (_DESTINATION.table.c.id == _INTENT.table.c.dest_account_id)
-            & (_DESTINATION.table.c.customer_id == _INTENT.table.c.customer_id),
-        )
-        .outerjoin(_TRANSACTION.table, _TRANSACTION.table.c.intent_id == _INTENT.table.c.id)
-        .outerjoin(_STEP.table, _STEP.table.c.intent_id == _INTENT.table.c.id)
+        .outerjoin(_SOURCE.table, _ITS_SOURCE)
+        .outerjoin(_DESTINATION.table, _ITS_DESTINATION)
+        .outerjoin(_TRANSACTION.table, _ITS_TRANSACTION)
+        .outerjoin(_STEP.table, _ITS_STEPS)
     )
     .where(_CUSTOMER.table.c.id == bindparam("customer_id"))
 )
