@@ -43,11 +43,11 @@ _CUSTOMER = "ramp.authenticated_customer"
 
 async def _on_connection(
     request: Request,
-    session: AsyncSession | None,
+    connection: AsyncConnection | None,
     lookup: Callable[[AsyncConnection], Awaitable[T]],
 ) -> T:
-    if session is not None:
-        return await lookup(await session.connection())
+    if connection is not None:
+        return await lookup(connection)
     # A connection of its own, closed before the handler goes on (to read the body, say).
     async with services(request).engine.connect() as own:
         return await lookup(own)
@@ -128,7 +128,7 @@ async def _authenticated(
         raise unauthorized("INVALID_CREDENTIALS", "invalid client credentials", BASIC_CHALLENGE)
     found = await _on_connection(
         request,
-        session,
+        await session.connection() if session is not None else None,
         lambda db: lookup(
             db, client_id, client_secret, environment=app.settings.ramp_env, now=utcnow()
         ),
@@ -154,11 +154,9 @@ async def authenticate_customer(
         return cached
     claims = customer_claims(request)
     environment = services(request).settings.ramp_env
-    if connection is not None:
-        customer = await customer_by_claims(connection, claims, environment=environment)
-    else:
-        async with services(request).engine.connect() as own:
-            customer = await customer_by_claims(own, claims, environment=environment)
+    customer = await _on_connection(
+        request, connection, lambda db: customer_by_claims(db, claims, environment=environment)
+    )
     return await admit_customer(request, claims, customer)
 
 

@@ -52,6 +52,8 @@ from ramp.intents.states import (
 )
 from ramp.intents.wallet_ready import wallet_ready_context
 
+JSON_MEDIA_TYPE = "application/json"
+
 
 # Resources are serialized by pydantic's own JSON writer (in Rust), in one pass: the same
 # compact UTF-8 JSON as dumping them to Python values and then through `json` (a float's
@@ -67,9 +69,6 @@ def json_resource(
     item: BaseModel, status_code: int = 200, headers: Mapping[str, str] | None = None
 ) -> Response:
     return Response(item.model_dump_json(), status_code, headers, JSON_MEDIA_TYPE)
-
-
-JSON_MEDIA_TYPE = "application/json"
 
 
 def currency_resource(currency: Currency) -> CurrencyResource:

@@ -13,7 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from sqlmodel import col
 
 from ramp.catalog import Provider, providers_for
-from ramp.db.rows import ModelColumns
+from ramp.db.rows import ModelColumns, slices
 from ramp.db.tables import Customer, Project, ProviderAccount
 from ramp.projects import IN_ROUTING, previous_secret_valid
 from ramp.security.credentials import DUMMY_SECRET_HASH, client_secret_matches
@@ -64,6 +64,8 @@ _ROUTED_PROJECT = (
     )
     .where(_PROJECT.table.c.client_id == bindparam("client_id"))
 )
+(_AT_PROJECT,) = slices(_PROJECT)
+_AT_CODE = len(_PROJECT)  # the provider code, after the project's columns
 
 
 async def routed_project_by_client_credentials(
@@ -77,11 +79,11 @@ async def routed_project_by_client_credentials(
     """As `project_by_client_credentials`, with the project's providers, in one
     statement (the catalog's reads: one round trip where two were)."""
     rows = (await connection.execute(_ROUTED_PROJECT, {"client_id": client_id})).all()
-    project = _PROJECT.load(rows[0][: len(_PROJECT)], connection.dialect) if rows else None
+    project = _PROJECT.load(rows[0][_AT_PROJECT], connection.dialect) if rows else None
     if not _authenticates(project, client_secret, environment, now):
         return None
     assert project is not None
-    codes = {row[len(_PROJECT)] for row in rows if row[len(_PROJECT)] is not None}
+    codes = {row[_AT_CODE] for row in rows if row[_AT_CODE] is not None}
     routing = tuple(p for p in providers_for(project.environment) if p.code in codes)
     return RoutedProject(project, routing)
 

@@ -63,9 +63,13 @@ class ModelColumns(Generic[Model]):
         built = self.model.model_construct(**dict(zip(self._keys, values, strict=True)))
         return cast(Model, built)  # SQLModel types it as SQLModel, not as the class
 
+    def found(self, values: Sequence[Any]) -> bool:
+        """Whether these values are a row, not the nulls of an outer join that found none."""
+        return values[self._identity] is not None
+
     def load_found(self, values: Sequence[Any], dialect: Dialect) -> Model | None:
         """As `load`, or None for the nulls of an outer join that found no row."""
-        return None if values[self._identity] is None else self.load(values, dialect)
+        return self.load(values, dialect) if self.found(values) else None
 
 
 def slices(*parts: ModelColumns[Any]) -> tuple[slice, ...]:

@@ -84,9 +84,7 @@ _ONE_VIEW = (
 # the intent is found (outer joins all the way), so that an unknown customer is told
 # apart from an intent it does not have.
 _CUSTOMER = ModelColumns(Customer)
-_AT_CUSTOMER = slice(
-    len(_HEAD_COLUMNS) + len(_STEP), len(_HEAD_COLUMNS) + len(_STEP) + len(_CUSTOMER)
-)
+*_, _AT_CUSTOMER = slices(_INTENT, _SOURCE, _DESTINATION, _TRANSACTION, _STEP, _CUSTOMER)
 _WITH_CUSTOMER = (
     select(*_HEAD_COLUMNS, *_STEP.columns, *_CUSTOMER.columns)
     .select_from(
@@ -119,8 +117,7 @@ async def read_view(connection: AsyncConnection, customer_id: str, intent_id: st
     rows = (await connection.execute(_ONE_VIEW, params)).all()
     if not rows:
         raise NotFound("intent")
-    steps = (_STEP.load_found(row[_AT_STEP], connection.dialect) for row in rows)
-    return _view(rows[0], [step for step in steps if step is not None], connection.dialect)
+    return _view(rows[0], _steps(rows, connection.dialect), connection.dialect)
 
 
 async def read_view_with_customer(
@@ -133,20 +130,12 @@ async def read_view_with_customer(
     rows = (await connection.execute(_WITH_CUSTOMER, params)).all()
     if not rows:
         return None, None
-    dialect = connection.dialect
-    customer = _CUSTOMER.load(rows[0][_AT_CUSTOMER], dialect)
-    first = rows[0]
-    intent = _INTENT.load_found(first[_AT_INTENT], dialect)
-    source = _SOURCE.load_found(first[_AT_SOURCE], dialect)
-    destination = _DESTINATION.load_found(first[_AT_DESTINATION], dialect)
-    if intent is None or source is None or destination is None:
+    dialect, first = connection.dialect, rows[0]
+    customer = _CUSTOMER.load(first[_AT_CUSTOMER], dialect)
+    heads = ((_INTENT, _AT_INTENT), (_SOURCE, _AT_SOURCE), (_DESTINATION, _AT_DESTINATION))
+    if not all(part.found(first[at]) for part, at in heads):
         return customer, None  # as the inner joins of `read_view` would find nothing
-    steps = (_STEP.load_found(row[_AT_STEP], dialect) for row in rows)
-    transaction = _TRANSACTION.load_found(first[_AT_TRANSACTION], dialect)
-    view = IntentView(
-        intent, [step for step in steps if step is not None], transaction, source, destination
-    )
-    return customer, view
+    return customer, _view(first, _steps(rows, dialect), dialect)
 
 
 async def page_of_views(
@@ -168,6 +157,13 @@ async def page_of_views(
         views = [replace(view, steps=steps.get(view.intent.id, [])) for view in views]
     last = views[-1].intent if len(rows) > page.limit else None
     return Page(views, (last.created_at, last.id) if last is not None else None)
+
+
+def _steps(rows: Sequence[Row[Any]], dialect: Dialect) -> list[ComplianceStepRow]:
+    """The compliance steps of an intent's rows (a row per step; none in its one row
+    without steps)."""
+    steps = (_STEP.load_found(row[_AT_STEP], dialect) for row in rows)
+    return [step for step in steps if step is not None]
 
 
 def _view(row: Row[Any], steps: Sequence[ComplianceStepRow], dialect: Dialect) -> IntentView:
