@@ -55,6 +55,7 @@ pytest_plugins = [
     "tests.exit_guard",
     "tests.cpu_report",
     "tests.passes",
+    "tests.claims",
 ]
 
 

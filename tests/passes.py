@@ -57,13 +57,16 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if share is not None:
         if share not in PASSES:
             raise pytest.UsageError(f"RAMP_TEST_PASS must be one of {PASSES}, not {share!r}")
-        _keep(
-            config,
-            items,
-            lambda item: _reaches(item) or _pinned(item) or owners[_module(item)] == share,
-        )
+        if not os.environ.get(CLAIMS):  # claimed: a free module may run in either pass
+            _keep(
+                config,
+                items,
+                lambda item: _reaches(item) or _pinned(item) or owners[_module(item)] == share,
+            )
     shard = os.environ.get("RAMP_TEST_SHARD")
-    if shard:
+    if shard and os.environ.get(CLAIMS):
+        _shard(shard)  # checked; the modules are claimed as the run goes (pytest_runtestloop)
+    elif shard:
         index, count = _shard(shard)
         # Computed on what this pass runs, the same in each of its shards.
         mine = _shard_modules(items, count)[index - 1]
@@ -127,6 +130,9 @@ SHARED = (
 
 
 PASSES = ("postgres", "sqlite")
+# A directory of one ./scripts/test run: with it, its processes claim modules as they go
+# (tests/claims.py) instead of each running a share computed in advance.
+CLAIMS = "RAMP_TEST_CLAIMS"
 
 # What the split weighs: each module's CPU seconds in a pass (tests/cpu_report.py, user +
 # sys of pytest's process tree, which hardly moves with the machine's load, unlike wall
@@ -198,6 +204,22 @@ MODULE_SECONDS = {
     "tests/test_cancel_replay.py": 0.3,
     "tests/test_event_order_replay.py": 0.3,
     "tests/test_lookup_replay.py": 0.3,
+}
+# WAIT_SECONDS: what a module spends waiting by design (a timeout, a lease, a killed
+# process's activities timing out), seconds of wall time beside its CPU, from the
+# slowest tests of the runs of 2026-11-26 (night). Only the claims' order reads it
+# (tests/claims.py): a module that mostly waits is claimed early, not last, where its
+# wait would hold its process after the others end.
+WAIT_SECONDS = {
+    "tests/test_bridge_worker_kill.py": 40.0,
+    "tests/test_worker_outage.py": 40.0,
+    "tests/test_bridge_slow_orders.py": 30.0,
+    "tests/test_intent_temporal_restart.py": 15.0,
+    "tests/test_webhook_dispatch.py": 15.0,
+    "tests/test_cancel.py": 10.0,
+    "tests/test_onboarding_durability.py": 10.0,
+    "tests/test_ramp_dev_production.py": 10.0,
+    "tests/test_internal_order_errors.py": 8.0,
 }
 DEFAULT_TEST_SECONDS = 0.05
 TEST_WAIT_SECONDS = 0.02
