@@ -16,6 +16,8 @@ recorded before the patch replay the failover they took.
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from temporalio import workflow
 
 from ramp.errors import DomainError, IntentError, ProviderFailed, Unavailable
@@ -36,6 +38,7 @@ class OurFailureReason(str):
 class InternalOrderErrors:
     _transfer_refusal: str | None
     _order_again: bool  # the driver's (workflows/provider_flow.py `_walk`)
+    _order_again_after: timedelta | None  # workflows/order_pauses.py
 
     def _kept_after_our_failure(self, state: IntentState, outcome: object) -> bool:
         """After an order: True when it failed on our side and the intent keeps its
@@ -55,6 +58,7 @@ class InternalOrderErrors:
             f"of {name}; the intent stays with {name}: try again"
         )
         self._order_again = workflow.now() < state.expired_at
+        self._order_again_after = outcome.retry_after
         return True
 
     def _no_order_error(self, state: IntentState) -> DomainError:

@@ -76,7 +76,15 @@ class Declined(Failure):
 
 
 class GaveUp(Failure):
-    """Still failing when the budget ran out."""
+    """Still failing when the budget ran out. `retry_after`: the wait the last attempt
+    asked for before the next (the provider's Retry-After, or the backoff), when it
+    named one: the budget ended before it, so the caller waits it before asking again."""
+
+    __slots__ = ("retry_after",)
+
+    def __init__(self, reason: str, retry_after: timedelta | None = None) -> None:
+        super().__init__(reason)
+        self.retry_after = retry_after
 
 
 class OurFailure(GaveUp):
@@ -161,8 +169,8 @@ async def call(
             return Declined(_refusal(name, cause))
         message = str(cause) if cause is not None else str(error)
         if _ours(cause):
-            return OurFailure(f"{name} unavailable: {message}")
-        return GaveUp(f"{name} unavailable: {message}")
+            return OurFailure(f"{name} unavailable: {message}", _retry_after(cause))
+        return GaveUp(f"{name} unavailable: {message}", _retry_after(cause))
 
 
 def _ours(cause: BaseException | None) -> bool:
@@ -172,6 +180,14 @@ def _ours(cause: BaseException | None) -> bool:
     if isinstance(cause, TimeoutError):
         cause = cause.cause
     return isinstance(cause, ApplicationError) and cause.type not in _PROVIDER_FAILURES
+
+
+def _retry_after(cause: BaseException | None) -> timedelta | None:
+    """The wait the last attempt named before the next (`next_retry_delay`: the
+    provider's Retry-After as a floor of the backoff, activities/provider_errors.py)."""
+    if isinstance(cause, TimeoutError):
+        cause = cause.cause
+    return cause.next_retry_delay if isinstance(cause, ApplicationError) else None
 
 
 def _refusal(provider_name: str, error: ApplicationError) -> str:

@@ -51,6 +51,7 @@ from workflows import provider_calls as calls
 from workflows.declined_orders import DeclinedOrders
 from workflows.failover import ORDER_BUDGET, Failover, moved_reason
 from workflows.internal_errors import InternalOrderErrors
+from workflows.order_pauses import OrderPauses
 
 # The void at expiry: bounded, so an outage cannot hold the intent open for ever.
 VOID_BUDGET = timedelta(minutes=10)
@@ -60,7 +61,7 @@ POLL_BUDGET = timedelta(minutes=10)
 LATE_DEPOSIT_WATCH = timedelta(days=30)
 
 
-class ProviderFlow(Failover, DeclinedOrders, InternalOrderErrors):
+class ProviderFlow(Failover, OrderPauses, DeclinedOrders, InternalOrderErrors):
     # --- the driver -----------------------------------------------------------------
 
     async def _run_provider(self, state: IntentState) -> None:
@@ -110,6 +111,8 @@ class ProviderFlow(Failover, DeclinedOrders, InternalOrderErrors):
                 and not lifecycle.is_terminal(state)
                 and (len(state.provider_moves) != moves or self._order_again)
             ):
+                if len(state.provider_moves) == moves:
+                    await self._pause_before_ordering_again(state, moves)
                 continue
             break
         await self._follow_transfer(state)
@@ -192,6 +195,7 @@ class ProviderFlow(Failover, DeclinedOrders, InternalOrderErrors):
                     return
             self._transfer_refusal = outcome.reason
             self._order_again = workflow.now() < state.expired_at
+            self._order_again_after = outcome.retry_after
             return
         if isinstance(outcome, (calls.GaveUp, calls.Declined)):
             self._transfer_refusal = outcome.reason

@@ -116,7 +116,12 @@ TIME_SKIPPING_PATHS = (
     *(f"one_path_{path}" for path in ONE_PATH_TIME_SKIPPING),
 )
 # Production intents through the Bridge connector: tests/histories/record_connector.py.
-CONNECTOR_PATHS = ("bridge_onramp", "bridge_expired", "bridge_event_outruns_order")
+CONNECTOR_PATHS = (
+    "bridge_onramp",
+    "bridge_expired",
+    "bridge_event_outruns_order",
+    "bridge_outage_paused",
+)
 # Through the Monerium connector: tests/histories/record_monerium.py.
 MONERIUM_PATHS = ("monerium_declined_onramp",)
 # An order failed on our side (patch internal-order-error-kept): record_internal.py.

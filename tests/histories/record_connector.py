@@ -11,6 +11,8 @@ providers' worker beside the service's:
   the transfer placed, funds received and the payment processed by webhooks (dev server);
 - `bridge_expired`: approved, the transfer placed, no deposit: the expiry voids it at
   Bridge (time-skipping server);
+- `bridge_outage_paused`: approved, then every transfer answered 503 with a Retry-After
+  of 6 hours until the intent expires: each new order waits it (time-skipping server);
 - `bridge_event_outruns_order`: approved, Bridge holds its answer to the order while a
   deposit event for that transfer reaches the workflow first; the event waits for the
   transaction (patch `event-awaits-order`), then the payment is processed (dev server).
@@ -55,6 +57,9 @@ from tests.histories.recorder_cli import run_recorder
 from tests.simulators.bridge import BridgeSimulator, Fault, running
 
 BIN = Path(sys.executable).parent
+# bridge_outage_paused: Bridge's Retry-After (6 hours, in seconds), so that the 24 hours
+# of the intent's life hold a few pauses, not a hundred.
+OUTAGE_RETRY_AFTER = 6 * 3600
 Envelope = dict[str, Any]
 
 
@@ -146,6 +151,26 @@ async def record_bridge_expired(
     return Recorded(intent_id, IntentStatus.EXPIRED)
 
 
+async def record_bridge_outage_paused(
+    stack: Stack, merchant: Merchant, bridge: BridgeSimulator, env: WorkflowEnvironment
+) -> Recorded:
+    # Every transfer answered 503 with a Retry-After longer than a failover's order
+    # budget: the driver waits it before each new order (patch order-again-after-pause).
+    bridge.fail_next(
+        Fault(status=503, retry_after=str(OUTAGE_RETRY_AFTER), path="/v0/transfers"),
+        times=10_000,
+    )
+    token, intent_id = await _approved(
+        stack, merchant, bridge, "replay-bridge-outage", placed=False
+    )
+    await env.sleep(_PAST_EXPIRY)
+    await wait_for_intent(
+        stack.http, token, intent_id, lambda b: b["intent"]["status"] == "EXPIRED"
+    )
+    assert bridge.transfers == {}
+    return Recorded(intent_id, IntentStatus.EXPIRED)
+
+
 async def record_bridge_event_outruns_order(
     stack: Stack, merchant: Merchant, bridge: BridgeSimulator
 ) -> Recorded:
@@ -205,6 +230,18 @@ async def record(paths: Sequence[str]) -> None:
                     async with bridge_stack(env, Path(tmp) / "skip", bridge) as (stack, merchant):
                         recorded = await record_bridge_expired(stack, merchant, bridge, env)
                         await _save(stack, "bridge_expired", recorded)
+            if "bridge_outage_paused" in paths:
+                bridge.reset()
+                async with await WorkflowEnvironment.start_time_skipping(
+                    test_server_existing_path=str(BIN / "temporal-test-server")
+                ) as env:
+                    await ensure_search_attributes(env.client, "default")
+                    async with bridge_stack(env, Path(tmp) / "outage", bridge) as (
+                        stack,
+                        merchant,
+                    ):
+                        recorded = await record_bridge_outage_paused(stack, merchant, bridge, env)
+                        await _save(stack, "bridge_outage_paused", recorded)
 
 
 def main(argv: Sequence[str]) -> None:
