@@ -151,7 +151,6 @@ CLAIMS = "RAMP_TEST_CLAIMS"
 # split (they reach no database, or are marked either_database).
 MODULE_SECONDS = {
     "tests/test_ramp_dev_faults.py": 25.8,
-    "tests/test_bridge_polling.py": 21.1,
     "tests/test_ramp_dev.py": 19.2,
     "tests/test_scripts.py": 18.9,
     "tests/test_onboarding_page.py": 12.3,
@@ -161,8 +160,10 @@ MODULE_SECONDS = {
     "tests/test_cli.py": 8.0,
     "tests/test_intent_temporal_restart.py": 7.3,
     "tests/test_ramp_dev_production.py": 6.9,
+    "tests/test_monerium_onboarding_page.py": 6.8,
     "tests/test_intent_durability.py": 6.3,
     "tests/test_onboarding_durability.py": 5.3,
+    "tests/test_bridge_polling.py": 4.7,
     "tests/test_throttling_by_address.py": 4.4,
     "tests/test_supervisor.py": 4.1,
     "tests/test_intent_expiry.py": 4.0,
@@ -239,7 +240,6 @@ SHARD_SECONDS = {
     "tests/test_dashboard_admin.py": (4.9, 4.4),
     "tests/test_ramp_dev.py": (0.0, 8.6),
     "tests/test_webhook_dispatcher_process.py": (3.2, 5.1),
-    "tests/test_monerium_onboarding_page.py": (3.9, 4.2),
     "tests/test_routing.py": (3.5, 4.2),
     "tests/test_webhook_dispatch.py": (2.9, 4.0),
     "tests/test_migrations.py": (3.1, 3.1),

@@ -42,6 +42,11 @@ from tests.simulators.bridge import running as bridge_running
 from tests.simulators.monerium import MoneriumSimulator, running
 from worker import build_provider_worker, build_worker
 
+# About the page in a browser, not the database (the same flows through the API, the
+# reuse of Bridge's KYC included, run in both passes in tests/test_monerium_production.py):
+# one of the two passes runs it.
+pytestmark = pytest.mark.either_database
+
 CLIENT_ID = "2e7c4a91-5b3d-4f60-8a1e-9c2d7b4f6a13"
 CLIENT_SECRET = "page-client-secret"
 WALLET = Account.from_key("0x" + "7a" * 32)

@@ -20,6 +20,7 @@ Light on imports: the sender process loads this module and little else.
 from __future__ import annotations
 
 import asyncio
+import functools
 import socket
 import ssl
 import time
@@ -37,8 +38,13 @@ from aiohttp.abc import AbstractResolver, ResolveResult
 from ramp.security.network import LOCAL_ALLOWED, PUBLIC_ONLY, NetworkPolicy
 from ramp.webhooks.signing import signature_headers
 
-# Built once: loading the CA bundle costs about 30 ms of CPU.
-_TLS = ssl.create_default_context(cafile=certifi.where())
+
+@functools.cache
+def _tls() -> ssl.SSLContext:
+    """Built once, at the first session: loading the CA bundle costs about 30 ms of
+    CPU (90 on a slow machine), which the many processes that import this module but
+    never send (the API, the CLI, the dispatcher's parent) need not pay."""
+    return ssl.create_default_context(cafile=certifi.where())
 
 
 @dataclass(frozen=True)
@@ -137,7 +143,7 @@ def http_client(max_connections: int) -> HttpClients:
 def _session(policy: NetworkPolicy, max_connections: int) -> aiohttp.ClientSession:
     return aiohttp.ClientSession(
         connector=aiohttp.TCPConnector(
-            limit=max_connections, ssl=_TLS, resolver=PolicyResolver(policy)
+            limit=max_connections, ssl=_tls(), resolver=PolicyResolver(policy)
         ),
         trust_env=False,
         # An endpoint's cookies are never sent back (and not looked for at each POST).
