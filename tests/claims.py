@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 
@@ -32,7 +33,7 @@ def _unit(module: str) -> str:
 
 def _claim(directory: Path, kind: str, unit: str) -> bool:
     """Whether this process won `unit`'s tests of `kind` (a pass, or ANY_PASS)."""
-    path = directory / f"{kind}--{unit.replace('/', '_')}"
+    path = directory / f"{kind}--{quote(unit, safe='')}"  # one name per unit
     try:
         descriptor = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
     except FileExistsError:

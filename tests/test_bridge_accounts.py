@@ -26,6 +26,7 @@ from temporalio.client import Client
 from temporalio.worker import UnsandboxedWorkflowRunner
 
 import worker
+import workflows.order_pauses
 import workflows.provider_flow
 from ramp.config import Settings
 from ramp.provider_accounts import service
@@ -49,6 +50,7 @@ from tests.simulators.bridge import BridgeSimulator, Fault, running
 SECOND_KEY = "sk-test-second-entity-key"
 WITHIN = 30.0
 BUDGET = timedelta(seconds=4)
+PAUSE = 3 * BUDGET
 
 
 @pytest.fixture(scope="module")
@@ -72,6 +74,8 @@ async def http(
         # Unsandboxed, so that the shorter order budget below is the one the workflow reads.
         patch.setattr(worker, "workflow_runner", UnsandboxedWorkflowRunner)
         patch.setattr(workflows.provider_flow, "ORDER_BUDGET", BUDGET)
+        # And the pause before an order placed again after a failure of ours.
+        patch.setattr(workflows.order_pauses, "ORDER_AGAIN_PAUSE", PAUSE)
         async with production_stack(production, temporal_client, sessions) as client:
             yield client
 
@@ -199,6 +203,14 @@ async def test_an_order_failing_on_our_side_keeps_its_bridge_account(
         assert execute.status_code == 503, execute.text
         assert execute.json()["code"] == "TEMPORARILY_UNAVAILABLE"
         assert "internal error of the service" in execute.json()["message"]
+        # Asked again at once, as the 503's Retry-After says: answered by an order of
+        # its own (one budget), not held until the driver's pause (PAUSE) is over.
+        async with asyncio.timeout(2.5 * BUDGET.total_seconds()):
+            again = await http.post(
+                f"/v1/intent/{intent_id}/transaction", json={}, headers=bearer(token)
+            )
+        assert again.status_code == 503, again.text
+        assert "internal error of the service" in again.json()["message"]
         # Well past one budget (ORDER_BUDGET, 4 s here): still entity-b's, no move.
         await asyncio.sleep(2 * BUDGET.total_seconds())
         view = await wait_for_intent(http, token, intent_id, lambda b: True)
@@ -208,7 +220,8 @@ async def test_an_order_failing_on_our_side_keeps_its_bridge_account(
         assert await moves_announced(sessions, intent_id) == 0
         assert bridge.posts("/v0/transfers") == []  # Bridge was never asked
 
-    # The database back: the driver's next attempt places it with entity-b.
+    # The database back: the driver's next attempt, after its pause, places it with
+    # entity-b.
     placed = await wait_for_intent(
         http, token, intent_id, lambda b: b.get("transaction") is not None, within=WITHIN
     )

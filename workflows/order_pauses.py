@@ -11,10 +11,11 @@ provider answering 429 with `Retry-After: 300` was called without pause for hour
 in the last Retry-After of any outage too, each call adding to the workflow's history.
 
 With the patch the driver first waits what the last attempt asked for (its
-`next_retry_delay`; ORDER_AGAIN_PAUSE when it named none), or until the intent ends or
-moves to another provider; a wait that would reach the expiry is not followed by an
-order (the expiry ends the intent). Runs recorded before the patch replay the placement
-at once.
+`next_retry_delay`; ORDER_AGAIN_PAUSE when it named none), or until the intent ends,
+moves to another provider or the client asks for the transaction again (that ask is
+answered by a placement of its own); a wait that would reach the expiry is not followed
+by an order unless asked (the expiry ends the intent). Runs recorded before the patch
+replay the placement at once.
 """
 
 from __future__ import annotations
@@ -38,6 +39,10 @@ ORDER_AGAIN_PAUSE = timedelta(seconds=30)
 class OrderPauses(IntentBase):
     _order_again_after: timedelta | None = None  # the last attempt's wait, set with
     # the driver's `_order_again` (workflows/provider_flow.py `_walk`)
+    # `execute`'s asks, and how many the last placement answered
+    # (workflows/declined_orders.py).
+    _execution_asks: int
+    _asks_answered: int
 
     async def _pause_before_ordering_again(self, state: IntentState, moves: int) -> None:
         """Before the driver places its order again: the last attempt's wait, cut short
@@ -47,7 +52,13 @@ class OrderPauses(IntentBase):
         pause = self._order_again_after or ORDER_AGAIN_PAUSE
 
         def moved_on() -> bool:
-            return lifecycle.is_terminal(state) or len(state.provider_moves) != moves
+            # A client's `POST /intent/{id}/transaction` meanwhile is answered by a
+            # placement of its own, as before: one call to the provider per ask.
+            return (
+                lifecycle.is_terminal(state)
+                or len(state.provider_moves) != moves
+                or self._execution_asks != self._asks_answered
+            )
 
         if self._clock() + pause >= state.expired_at:
             # No order again in this intent's life: its expiry ends it.

@@ -184,9 +184,9 @@ def _ours(cause: BaseException | None) -> bool:
 
 def _retry_after(cause: BaseException | None) -> timedelta | None:
     """The wait the last attempt named before the next (`next_retry_delay`: the
-    provider's Retry-After as a floor of the backoff, activities/provider_errors.py)."""
-    if isinstance(cause, TimeoutError):
-        cause = cause.cause
+    provider's Retry-After as a floor of the backoff, activities/provider_errors.py).
+    None after a budget that ran out during an attempt (a `TimeoutError`): the wait its
+    cause names is the attempt before's, already waited."""
     return cause.next_retry_delay if isinstance(cause, ApplicationError) else None
 
 
