@@ -4,6 +4,7 @@ the API serves them unchanged; data files are readable by the service's user onl
 
 from __future__ import annotations
 
+import copy
 import os
 import stat
 from datetime import timedelta
@@ -22,12 +23,20 @@ from ramp.db.migrate import upgrade
 from ramp.db.tables import Organization
 from ramp.security.keys import dev_keys, generated_keys
 from ramp.security.tokens import TokenService
-from tests.helpers.payments import ACH, SEPA, bank, create_intent, register_accounts, wallet
+from tests.helpers.payments import ACH as USUAL_ACH
+from tests.helpers.payments import SEPA, bank, create_intent, register_accounts, wallet
 from tests.helpers.projects import ProjectCredentials
 
 EMAIL = "alex.morgan@example.com"
 OTHER_EMAIL = "sam.rivera@example.test"
 SIGNER = "0x" + "cd" * 20
+# A routing number of its own: the usual one (JPMorgan Chase's) is also in the sandbox
+# providers' deposit instructions, which are the provider's and stored as they are; other
+# modules of the process leave such transactions in the shared database.
+ACH = {
+    **USUAL_ACH,
+    "accountIdentifier": {"routingNumber": "011000028", "accountNumber": "000987654321"},
+}
 # Everything here identifies a person or an account: none may be stored in plain text.
 SECRETS = [
     ACH["accountIdentifier"]["accountNumber"],
@@ -84,7 +93,9 @@ async def test_account_identifiers_and_customer_data_are_stored_encrypted(
     again = await client.post("/v1/customers", json={"id": "user-at-rest-2"}, headers=project.basic)
     assert again.status_code == 200, again.text
     assert again.json()["metadata"] == {"email": OTHER_EMAIL}
-    usd = await register_accounts(client, token)
+    usd = await register_accounts(
+        client, token, "USD", "USDC_ETHEREUM", copy.deepcopy(ACH), wallet("USDC_ETHEREUM")
+    )
     eur = await register_accounts(
         client, token, "EUR", "USDC_ETHEREUM", bank(SEPA), wallet("USDC_ETHEREUM")
     )
