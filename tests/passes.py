@@ -221,6 +221,7 @@ WAIT_SECONDS = {
     "tests/test_onboarding_durability.py": 10.0,
     "tests/test_ramp_dev_production.py": 10.0,
     "tests/test_internal_order_errors.py": 8.0,
+    "tests/test_bridge_accounts.py": 8.0,
 }
 DEFAULT_TEST_SECONDS = 0.05
 TEST_WAIT_SECONDS = 0.02
