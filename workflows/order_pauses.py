@@ -46,7 +46,8 @@ class OrderPauses(IntentBase):
 
     async def _pause_before_ordering_again(self, state: IntentState, moves: int) -> None:
         """Before the driver places its order again: the last attempt's wait, cut short
-        by the intent's end, its move to another provider or its expiry."""
+        by the intent's end, its move to another provider, a client's ask or its
+        expiry (which no order follows)."""
         if not workflow.patched(ORDER_AGAIN_AFTER_PAUSE):
             return
         pause = self._order_again_after or ORDER_AGAIN_PAUSE
