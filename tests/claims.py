@@ -2,8 +2,8 @@
 is free, claims the costliest module nobody has taken yet (`RAMP_TEST_CLAIMS`, a
 directory of the run; a claim is a file created there, which only one process can).
 
-Split in advance by measured cost (tests/passes.py), the six processes ended up to a
-minute apart: a module's cost moves with the machine, and its waits are not in its CPU.
+Split in advance by measured cost (before 2026-11-26, night), the six processes ended up
+to a minute apart: a module's cost moves with the machine, and its waits are not in its CPU.
 Claimed, a process that ends early takes the next module, so the processes end within
 about one small module of each other. A module's tests that reach the database are
 claimed by the processes of that database's pass; those that reach none (or are marked
@@ -21,14 +21,9 @@ from urllib.parse import quote
 
 import pytest
 
-from tests.passes import CLAIMS, SHARED, WAIT_SECONDS, _costs, _fixed, _module
+from tests.passes import CLAIMS, WAIT_SECONDS, _costs, _fixed, _module, unit_of
 
 ANY_PASS = "any"
-
-
-def _unit(module: str) -> str:
-    """The name a module is claimed under: its own, or its SHARED group's first."""
-    return next((min(group) for group in SHARED if module in group), module)
 
 
 def _claim(directory: Path, kind: str, unit: str) -> bool:
@@ -60,7 +55,7 @@ def _claimed(items: list[pytest.Item], directory: Path) -> Iterator[list[pytest.
     parts: dict[str, dict[str, list[pytest.Item]]] = {}
     for item in items:
         kind = mine if _fixed(item) else ANY_PASS
-        parts.setdefault(_unit(_module(item)), {}).setdefault(kind, []).append(item)
+        parts.setdefault(unit_of(_module(item)), {}).setdefault(kind, []).append(item)
     cost = {unit: _cost(kinds, column) for unit, kinds in parts.items()}
     for unit in sorted(parts, key=lambda unit: (-cost[unit], unit)):
         won = [kind for kind in sorted(parts[unit]) if _claim(directory, kind, unit)]

@@ -1,16 +1,15 @@
-"""The test run's passes and processes: which tests run against which database, and how
-`./scripts/test` shares them among its processes (`RAMP_TEST_PASS`, `RAMP_TEST_SHARD`).
+"""The test run's passes: which tests run against which database (`RAMP_TEST_PASS`), and
+what each module weighs when `./scripts/test`'s processes claim them (tests/claims.py).
 
 Every test that reaches the database under test runs in each database's pass; the
-others run in one pass, chosen by cost, and each pass is split in processes of about
-equal cost (module by module), from the CPU seconds measured per module
-(tests/cpu_report.py). A plugin of tests/conftest.py.
+others run in one pass, in whichever process claims them first, the costliest first,
+from the CPU seconds measured per module (tests/cpu_report.py). A plugin of
+tests/conftest.py.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
 
 import pytest
 
@@ -32,7 +31,7 @@ def pytest_configure(config: pytest.Config) -> None:
         "markers",
         "either_database: reaches the database, but is about something else (a Temporal server "
         "or a worker process killed, no worker at all, throttles, pages, documents): runs in "
-        "one of the two passes, split by cost like the tests that reach no database",
+        "one of the two passes, claimed like the tests that reach no database",
     )
 
 
@@ -42,83 +41,42 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     or marked `database`. The others (scripts, the supervisor, `ramp dev` on its own
     SQLite, pure logic) would only repeat themselves: when ./scripts/test runs both
     passes side by side (`RAMP_TEST_PASS` = sqlite or postgres), each such module runs
-    in one of them, chosen by its cost so that the two passes end together (`_split`).
-    Tests marked `postgresql_only` or `sqlite_only` run only against that database;
-    those marked `either_database` reach it but are about something else, and are split
-    like the database-free ones."""
-    # Split before anything is deselected: both passes must compute the same split.
-    owners = _split(items)
+    once, in the process of either pass that claims it (tests/claims.py). Tests marked
+    `postgresql_only` or `sqlite_only` run only against that database; those marked
+    `either_database` reach it but are about something else, and are claimed like the
+    database-free ones."""
     other = "sqlite_only" if os.environ.get("RAMP_TEST_DATABASE_URL") else "postgresql_only"
     elsewhere = [item for item in items if item.get_closest_marker(other) is not None]
     if elsewhere:
         config.hook.pytest_deselected(items=elsewhere)
         items[:] = [item for item in items if item.get_closest_marker(other) is None]
     share = os.environ.get("RAMP_TEST_PASS")
-    if share is not None:
-        if share not in PASSES:
-            raise pytest.UsageError(f"RAMP_TEST_PASS must be one of {PASSES}, not {share!r}")
-        if not os.environ.get(CLAIMS):  # claimed: a free module may run in either pass
-            _keep(
-                config,
-                items,
-                lambda item: _reaches(item) or _pinned(item) or owners[_module(item)] == share,
-            )
+    if share is not None and share not in PASSES:
+        raise pytest.UsageError(f"RAMP_TEST_PASS must be one of {PASSES}, not {share!r}")
     shard = os.environ.get("RAMP_TEST_SHARD")
-    if shard and os.environ.get(CLAIMS):
-        _shard(shard)  # checked; the modules are claimed as the run goes (pytest_runtestloop)
-    elif shard:
-        index, count = _shard(shard)
-        # Computed on what this pass runs, the same in each of its shards.
-        mine = _shard_modules(items, count)[index - 1]
-        _keep(config, items, lambda item: _module(item) in mine)
+    if shard is not None:
+        _shard(shard)
+    if (share is not None or shard is not None) and not os.environ.get(CLAIMS):
+        # Without claims every process would run every database-free test.
+        raise pytest.UsageError(
+            "RAMP_TEST_PASS and RAMP_TEST_SHARD are ./scripts/test's, with RAMP_TEST_CLAIMS"
+        )
 
 
-def _keep(
-    config: pytest.Config, items: list[pytest.Item], ours: Callable[[pytest.Item], bool]
-) -> None:
-    kept = [item for item in items if ours(item)]
-    left = [item for item in items if not ours(item)]
-    if left:
-        config.hook.pytest_deselected(items=left)
-        items[:] = kept
-
-
-def _shard(raw: str) -> tuple[int, int]:
-    """`RAMP_TEST_SHARD=I/N`: this process runs the I-th of N shares of its pass."""
+def _shard(raw: str) -> None:
+    """`RAMP_TEST_SHARD=I/N`: this process is the I-th of its pass's N (a label)."""
     index, _, count = raw.partition("/")
     if not (index.isdigit() and count.isdigit() and 1 <= int(index) <= int(count)):
         raise pytest.UsageError(f"RAMP_TEST_SHARD must be I/N with 1 <= I <= N, not {raw!r}")
-    return int(index), int(count)
 
 
-def _shard_modules(items: list[pytest.Item], count: int) -> list[set[str]]:
-    """The pass's modules in `count` shares of about equal cost (a module stays whole:
-    its module-scoped stacks are started once); the costliest first, each to the share
-    with the least so far."""
-    column = 1 if os.environ.get("RAMP_TEST_DATABASE_URL") else 0
-    units = _units(_costs(items, column))
-    shares: list[set[str]] = [set() for _ in range(count)]
-    load = [0.0] * count
-    for unit in sorted(units, key=lambda unit: (-units[unit][0], unit)):
-        lightest = min(range(count), key=lambda share: (load[share], share))
-        shares[lightest].update(units[unit][1])
-        load[lightest] += units[unit][0]
-    return shares
+def unit_of(module: str) -> str:
+    """The name a module is claimed under: its own, or its SHARED group's first."""
+    return next((min(group) for group in SHARED if module in group), module)
 
 
-def _units(cost: dict[str, float]) -> dict[str, tuple[float, set[str]]]:
-    """The modules of `cost` as the units a split moves: one module, or those of a SHARED
-    group (by its first module), with their total cost."""
-    units: dict[str, tuple[float, set[str]]] = {}
-    for module, seconds in cost.items():
-        unit = next((min(group) for group in SHARED if module in group), module)
-        total, modules = units.get(unit, (0.0, set()))
-        units[unit] = (total + seconds, modules | {module})
-    return units
-
-
-# Modules that share a process-wide stack (tests/helpers/sandbox.py): kept in one pass and
-# one process, so that they start it once.
+# Modules that share a process-wide stack (tests/helpers/sandbox.py): claimed together, so
+# that one process starts it once.
 SHARED = (
     {
         "tests/test_ramp_dev.py",
@@ -134,21 +92,20 @@ PASSES = ("postgres", "sqlite")
 # (tests/claims.py) instead of each running a share computed in advance.
 CLAIMS = "RAMP_TEST_CLAIMS"
 
-# What the split weighs: each module's CPU seconds in a pass (tests/cpu_report.py, user +
-# sys of pytest's process tree, which hardly moves with the machine's load, unlike wall
-# time), every module's from one run of `RAMP_TEST_CPU_REPORT=all CI=true ./scripts/test`
-# on the 2-core machine (2026-11-26, three processes a pass, the machine idle). In that
-# run each process's wall time was 2.7 to 3.7 times its CPU, whatever its modules: six
-# processes share two cores, and the tests' own waits are small beside that, so balancing
-# the CPU balances the wall time (TEST_WAIT_SECONDS a test for the rest). Before, with
-# the largest modules listed and the others counted per test, the six processes' CPU
-# ranged from 76 to 111 s. Only the ratios matter: a stale figure unbalances the processes
-# a little. A module not listed (under 0.3 s) counts DEFAULT_TEST_SECONDS per test. A
-# module with tests of both kinds is listed in both tables: the part that runs in each
-# pass, and the part the split places.
+# What a claim weighs (tests/claims.py): each module's CPU seconds in a pass
+# (tests/cpu_report.py, user + sys of pytest's process tree, which hardly moves with the
+# machine's load, unlike wall time), every module's from one run of
+# `RAMP_TEST_CPU_REPORT=all CI=true ./scripts/test` on the 2-core machine (2026-11-26,
+# three processes a pass, the machine idle). In that run each process's wall time was 2.7
+# to 3.7 times its CPU, whatever its modules: six processes share two cores, so the CPU
+# orders the modules by their wall time, but for the waits of WAIT_SECONDS
+# (TEST_WAIT_SECONDS a test for the rest). Only the order matters: a stale figure has a
+# module claimed a little earlier or later. A module not listed (under 0.3 s) counts
+# DEFAULT_TEST_SECONDS per test. A module with tests of both kinds is listed in both
+# tables: the part that runs in each pass, and the part either pass may claim.
 #
 # MODULE_SECONDS: the tests of a module that run in one of the two passes, chosen by the
-# split (they reach no database, or are marked either_database).
+# claims (they reach no database, or are marked either_database).
 MODULE_SECONDS = {
     "tests/test_ramp_dev_faults.py": 25.8,
     "tests/test_ramp_dev.py": 19.2,
@@ -225,7 +182,7 @@ WAIT_SECONDS = {
 }
 DEFAULT_TEST_SECONDS = 0.05
 TEST_WAIT_SECONDS = 0.02
-# SHARD_SECONDS: the tests of a module that run in a pass whatever the split (they reach
+# SHARD_SECONDS: the tests of a module that run in each pass whatever the claims (they reach
 # the database, or are pinned to it): their CPU seconds in the SQLite pass and in the
 # PostgreSQL pass.
 SHARD_SECONDS = {
@@ -280,46 +237,26 @@ SHARD_SECONDS = {
 
 
 def _fixed(item: pytest.Item) -> bool:
-    """Runs in its pass whatever the split: reaches the database, or is pinned to one."""
+    """Runs in its pass whatever the claims: reaches the database, or is pinned to one."""
     return _reaches(item) or _pinned(item)
 
 
 def _costs(items: list[pytest.Item], column: int) -> dict[str, float]:
     """The cost of each module's tests among `items`, in the pass of SHARD_SECONDS's
     `column` (0 SQLite, 1 PostgreSQL)."""
-    counts: dict[str, list[int]] = {}  # module: [fixed tests, split tests]
+    counts: dict[str, list[int]] = {}  # module: [fixed tests, free tests]
     for item in items:
         counts.setdefault(_module(item), [0, 0])[0 if _fixed(item) else 1] += 1
     cost: dict[str, float] = {}
-    for module, (fixed, split) in counts.items():
-        seconds = TEST_WAIT_SECONDS * (fixed + split)
+    for module, (fixed, free) in counts.items():
+        seconds = TEST_WAIT_SECONDS * (fixed + free)
         if fixed:
             listed = SHARD_SECONDS.get(module)
             seconds += listed[column] if listed else DEFAULT_TEST_SECONDS * fixed
-        if split:
-            seconds += MODULE_SECONDS.get(module, DEFAULT_TEST_SECONDS * split)
+        if free:
+            seconds += MODULE_SECONDS.get(module, DEFAULT_TEST_SECONDS * free)
         cost[module] = seconds
     return cost
-
-
-def _split(items: list[pytest.Item]) -> dict[str, str]:
-    """The pass each module's database-free tests run in: the costliest first, each
-    to the pass with the least so far (a greedy split, the same in both passes), each
-    pass starting from what it runs whatever the split (its database's tests)."""
-    load: dict[str, float] = {}
-    for share, column, elsewhere in (
-        ("sqlite", 0, "postgresql_only"),
-        ("postgres", 1, "sqlite_only"),
-    ):
-        anyway = [i for i in items if _fixed(i) and i.get_closest_marker(elsewhere) is None]
-        load[share] = sum(_costs(anyway, column).values())
-    units = _units(_costs([item for item in items if not _fixed(item)], 0))
-    owners: dict[str, str] = {}
-    for unit in sorted(units, key=lambda unit: (-units[unit][0], unit)):
-        lightest = min(PASSES, key=lambda share: (load[share], share))
-        owners.update(dict.fromkeys(units[unit][1], lightest))
-        load[lightest] += units[unit][0]
-    return owners
 
 
 def _module(item: pytest.Item) -> str:
@@ -327,7 +264,7 @@ def _module(item: pytest.Item) -> str:
 
 
 def _pinned(item: pytest.Item) -> bool:
-    """About one database: runs in that database's pass, whatever the split."""
+    """About one database: runs in that database's pass, whatever the claims."""
     return any(item.get_closest_marker(name) for name in ("sqlite_only", "postgresql_only"))
 
 

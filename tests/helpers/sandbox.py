@@ -14,7 +14,7 @@ behind. A test that kills its children waits until the stack is whole again befo
 ends, so each module finds a working stack.
 
 Its fixture is registered for every test module by tests/conftest.py; modules using it
-are kept in one process (`SHARED` in tests/passes.py).
+are claimed together, by one process (`SHARED` in tests/passes.py).
 """
 
 from __future__ import annotations

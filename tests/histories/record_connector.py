@@ -96,6 +96,19 @@ async def bridge_stack(
         await engine.dispose()
 
 
+@asynccontextmanager
+async def skipping_stack(
+    data_dir: Path, bridge: BridgeSimulator
+) -> AsyncIterator[tuple[WorkflowEnvironment, Stack, Merchant]]:
+    """`bridge_stack` on a time-skipping test server of its own."""
+    async with await WorkflowEnvironment.start_time_skipping(
+        test_server_existing_path=str(BIN / "temporal-test-server")
+    ) as env:
+        await ensure_search_attributes(env.client, "default")
+        async with bridge_stack(env, data_dir, bridge) as (stack, merchant):
+            yield env, stack, merchant
+
+
 async def _approved(
     stack: Stack, merchant: Merchant, bridge: BridgeSimulator, name: str, placed: bool = True
 ) -> tuple[str, str]:
@@ -223,25 +236,14 @@ async def record(paths: Sequence[str]) -> None:
                     recorded = await record_bridge_event_outruns_order(stack, merchant, bridge)
                     await _save(stack, "bridge_event_outruns_order", recorded)
             if "bridge_expired" in paths:
-                async with await WorkflowEnvironment.start_time_skipping(
-                    test_server_existing_path=str(BIN / "temporal-test-server")
-                ) as env:
-                    await ensure_search_attributes(env.client, "default")
-                    async with bridge_stack(env, Path(tmp) / "skip", bridge) as (stack, merchant):
-                        recorded = await record_bridge_expired(stack, merchant, bridge, env)
-                        await _save(stack, "bridge_expired", recorded)
+                async with skipping_stack(Path(tmp) / "skip", bridge) as (env, stack, merchant):
+                    recorded = await record_bridge_expired(stack, merchant, bridge, env)
+                    await _save(stack, "bridge_expired", recorded)
             if "bridge_outage_paused" in paths:
                 bridge.reset()
-                async with await WorkflowEnvironment.start_time_skipping(
-                    test_server_existing_path=str(BIN / "temporal-test-server")
-                ) as env:
-                    await ensure_search_attributes(env.client, "default")
-                    async with bridge_stack(env, Path(tmp) / "outage", bridge) as (
-                        stack,
-                        merchant,
-                    ):
-                        recorded = await record_bridge_outage_paused(stack, merchant, bridge, env)
-                        await _save(stack, "bridge_outage_paused", recorded)
+                async with skipping_stack(Path(tmp) / "outage", bridge) as (env, stack, merchant):
+                    recorded = await record_bridge_outage_paused(stack, merchant, bridge, env)
+                    await _save(stack, "bridge_outage_paused", recorded)
 
 
 def main(argv: Sequence[str]) -> None:
