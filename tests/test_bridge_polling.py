@@ -179,9 +179,13 @@ async def test_an_outage_longer_than_the_intents_life_expires_it(
     )
     assert ended["transaction"] is None
     # Retried through the whole lifetime, never given up on earlier, each time after the
-    # ten minutes Bridge asked for: about 18 attempts in the intent's 3 hours.
+    # ten minutes Bridge asked for: 18 attempts in the intent's 3 hours, as a rule. At
+    # most one per ten minutes of the 214 the test skips: once in a full run the
+    # time-skipping test server retried one order's activity every ten minutes past its
+    # two-minute budget to the test's end (22 attempts; not seen in six runs alone).
+    # Without the pause it was more than a thousand.
     posts = bridge.posts("/v0/transfers")
-    assert 15 <= len(posts) <= 20, len(posts)
+    assert 15 <= len(posts) <= 22, len(posts)
     assert bridge.transfers == {}
 
 
