@@ -1,0 +1,36 @@
+"""The serving processes' garbage collector (ramp/heap.py): what starts with the process
+is frozen, and full collections come after FULL_COLLECTION_AFTER middle ones. Run in a
+child process: the test process's own collector is left as it is."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from ramp.heap import FULL_COLLECTION_AFTER
+
+CHILD = """
+import gc, json
+from ramp.heap import settle_after_startup
+before = gc.get_threshold()
+tracked = len(gc.get_objects())
+settle_after_startup()
+print(json.dumps({
+    "before": before, "after": gc.get_threshold(), "tracked": tracked,
+    "frozen": gc.get_freeze_count(), "left": len(gc.get_objects()),
+}))
+"""
+
+
+def test_startup_objects_are_frozen_and_full_collections_spaced() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", CHILD], capture_output=True, text=True, check=True, timeout=60
+    )
+    seen = json.loads(done.stdout)
+    young, middle, full = seen["before"]
+    assert full < FULL_COLLECTION_AFTER
+    assert seen["after"] == [young, middle, FULL_COLLECTION_AFTER]
+    # Everything made before is out of the collector's walks.
+    assert seen["frozen"] >= seen["tracked"] > 0
+    assert seen["left"] < 100
