@@ -45,7 +45,7 @@ from ramp.config import (
     WebhookDispatch,
 )
 from ramp.db.engine import create_engine, session_factory, sqlite_writer
-from ramp.heap import settle_after_startup
+from ramp.heap import tune_gc_after_startup
 from ramp.housekeeping import PURGE_INTERVAL_MINUTES, SCHEDULE_ID, NoncePurge
 from ramp.intents.models import PollSchedule
 from ramp.intents.workflow_client import IntentWorkflowClient
@@ -272,7 +272,7 @@ async def run(settings: Settings) -> None:
         audit_retention=timedelta(days=settings.audit_retention_days),
         task_queue=settings.task_queue,
     )
-    settle_after_startup()
+    tune_gc_after_startup()
     listening: asyncio.Task[None] | None = None
     if service.dispatcher is not None and settings.on_postgresql:
         # Deliveries another process stores (a redelivery, another worker's) go at once.

@@ -95,7 +95,7 @@ def api(host: str, port: int, data_dir: Path | None) -> int:
 
     from api.app import create_app
     from api.protocol import SERVER_OPTIONS
-    from ramp.heap import settle_after_startup
+    from ramp.heap import tune_gc_after_startup
     from ramp.observability.process import configure_process_logging, observe_process
 
     settings = command_settings(data_dir)
@@ -104,7 +104,7 @@ def api(host: str, port: int, data_dir: Path | None) -> int:
     # Before the app: with tracing on, it adds the server span's middleware.
     observe_process(settings, "ramp-api")
     app = create_app(settings)
-    settle_after_startup()
+    tune_gc_after_startup()
     uvicorn.run(app, host=host, port=port, log_level="info", log_config=None, **SERVER_OPTIONS)
     return 0
 
