@@ -1,9 +1,12 @@
 """The serving processes' garbage collector (ramp/heap.py): what starts with the process
 is collected, then frozen, and full collections come after FULL_COLLECTION_AFTER middle
-ones. Run in a child process: the test process's own collector is left as it is."""
+ones. Run in a child process: the test process's own collector is left as it is. The
+test processes pace theirs the same way once their tests are collected
+(tests/gc_pace.py)."""
 
 from __future__ import annotations
 
+import gc
 import json
 import subprocess
 import sys
@@ -46,3 +49,11 @@ def test_startup_objects_are_frozen_and_full_collections_spaced() -> None:
     assert seen["garbage_freed"]
     assert seen["frozen"] > 0
     assert seen["left"] < 100
+
+
+def test_a_test_process_collects_again_once_its_tests_are_collected() -> None:
+    """The collector paused for pytest's startup (tests/gc_pace.py) runs again, at the
+    service's pace, over a heap whose startup is frozen."""
+    assert gc.isenabled()
+    assert gc.get_threshold()[2] == FULL_COLLECTION_AFTER
+    assert gc.get_freeze_count() > 0
