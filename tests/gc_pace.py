@@ -1,8 +1,8 @@
 """The garbage collector's pace in a test process: paused while pytest loads its plugins,
 the conftest (the whole service's imports) and the test modules, then set as the
 service's processes set it (`ramp/heap.py`): startup's objects frozen, full collections
-spaced. Collecting during the imports walked a growing heap some thirty times for
-nothing, about a sixth of the collection's CPU in each of a run's pytest processes.
+spaced. Collecting during the imports (thirteen full collections of a growing heap,
+counted) cost about a sixth of the collection's CPU in each of a run's pytest processes.
 Loaded first (`-p tests.gc_pace` in pyproject.toml), before anything it should cover."""
 
 from __future__ import annotations
